@@ -1,0 +1,648 @@
+"""The IHMT facade: the one entry point the CLI, the MCP server and the GUI use.
+
+memory = IHMT.initialize("./workspace")
+memory.ingest_file("examples/journal_personal.txt")
+memory.flush()
+answer = memory.search("Luis vacaciones")
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import IHMTConfig, load_config
+from .errors import InputError, SecretDetectedError, StoreNotFoundError
+from .ingest.ingestor import prepare_document
+from .ingest.reader import decode_bytes, read_text_file, walk_files
+from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
+from .search.engine import SearchEngine, TimeContext
+from .store.atomic import atomic_write_text
+from .store.catalog import Catalog
+from .store.layout import StoreLayout, resolve_workspace
+from .store.records import read_records, write_record
+from .store.store import MemoryStore, store_size
+from .tree.builder import Tree
+from .tree.heuristic import HeuristicSummarizer
+from .tree.summary import SummarizerBackend
+
+log = logging.getLogger("ihmt")
+
+MAX_SAVE_CHARS = 200_000
+MEMORY_SOURCE = "memory"
+
+
+@dataclass
+class SaveReport:
+    leaf_ids: list[str] = field(default_factory=list)
+    domain: str = ""
+    data_type: str = ""
+    new: bool = True
+    notices: list[str] = field(default_factory=list)
+    replaces_status: str = ""  # "", "linked", "candidates", "not_found"
+    replaced_id: str = ""
+    candidates: list[dict] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+class IHMT:
+    """A memory store in ``workspace/ihmt_memory``."""
+
+    def __init__(
+        self,
+        workspace,
+        *,
+        config: IHMTConfig | None = None,
+        backend: SummarizerBackend | None = None,
+    ) -> None:
+        self.layout = StoreLayout(resolve_workspace(workspace))
+        self.config = config or load_config(self.layout.config)
+        self.catalog = Catalog(self.layout.catalog)
+        self.backend = backend or self._configured_backend()
+        self.tree = Tree(self.layout, self.catalog, self.config, self.backend)
+        self.store = MemoryStore(self.layout, self.config, self.tree, self.catalog)
+        self.store.fact_hook = self._facts_of_leaf
+        self.engine = SearchEngine(self.tree, self.catalog, self.config, self._time_context)
+        self._extractor = None
+        self._resolver_cache: tuple[int, object] | None = None
+        self._time_cache: tuple[int, TimeContext] | None = None
+
+    # -- opening -------------------------------------------------------------------------------
+    @classmethod
+    def initialize(cls, workspace=None, force: bool = False, backend=None, **config) -> IHMT:
+        """Create the store (or open it); force discards derived state, never a leaf."""
+        layout = StoreLayout(resolve_workspace(workspace))
+        try:
+            layout.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create {layout.root}: {exc.strerror or exc}") from None
+        existing = load_config(layout.config) if layout.config.exists() else IHMTConfig()
+        cfg = existing.with_overrides(**config)
+        for folder in (layout.layer0, layout.layers, layout.state, layout.records):
+            folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(
+            layout.config, json.dumps(cfg.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        )
+        memory = cls(layout.workspace, config=cfg, backend=backend)
+        with memory.store.writing():
+            if force:
+                memory.store.reset_derived()
+                memory.store.reindex_from_leaves()
+                memory._replay_records()
+            if not layout.root_json.exists() or force:
+                memory.tree.save_root()
+        return memory
+
+    @classmethod
+    def open(cls, workspace=None, backend=None) -> IHMT:
+        layout = StoreLayout(resolve_workspace(workspace))
+        if not layout.exists():
+            raise StoreNotFoundError(
+                f"no IHMT store at {layout.root}; create one with `ihmt init --path {layout.workspace}`"
+            )
+        return cls(layout.workspace, backend=backend)
+
+    def _configured_backend(self) -> SummarizerBackend:
+        heuristic = HeuristicSummarizer()
+        if self.config.summarizer_backend in ("", "heuristic"):
+            return heuristic
+        from .tree.llm_backends import make_backend
+
+        return make_backend(
+            self.config.summarizer_backend,
+            model=self.config.summarizer_model,
+            base_url=self.config.summarizer_base_url,
+            fallback=heuristic,
+        )
+
+    @property
+    def path(self) -> Path:
+        return self.layout.root
+
+    # -- ingestion -----------------------------------------------------------------------------
+    def ingest_text(
+        self,
+        text: str,
+        source: str | None = None,
+        timestamp: str | None = None,
+        domain: str | None = None,
+        data_type: str | None = None,
+        tags: list[str] | None = None,
+        consolidate: bool = True,
+        redact_secrets: bool = True,
+        filename: str | None = None,
+    ) -> IngestReport:
+        if not isinstance(text, str):
+            raise InputError("text must be a string")
+        if not text.strip():
+            raise InputError("nothing to ingest: the text is empty")
+        text = _clean_surrogates(text)
+        report = IngestReport(files=1)
+        if redact_secrets:
+            text = self._redact(text, source or "text", report)
+        if source is None:
+            import hashlib
+
+            source = "text-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        with self.store.writing():
+            self._store_document(
+                text,
+                source=source,
+                report=report,
+                timestamp=timestamp,
+                domain=domain,
+                data_type=_check_type(data_type),
+                tags=tags,
+                filename=filename or source,
+            )
+            self._finish_write(consolidate)
+        return report
+
+    def ingest_file(
+        self,
+        path,
+        domain=None,
+        data_type=None,
+        tags=None,
+        consolidate=True,
+        redact_secrets: bool = True,
+    ) -> IngestReport:
+        return self.ingest_paths(
+            [path],
+            domain=domain,
+            data_type=data_type,
+            tags=tags,
+            consolidate=consolidate,
+            redact_secrets=redact_secrets,
+        )
+
+    def ingest_paths(
+        self,
+        paths: Iterable,
+        domain: str | None = None,
+        data_type: str | None = None,
+        tags: list[str] | None = None,
+        consolidate: bool = True,
+        redact_secrets: bool = True,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders; bad files are skipped with a reason, never raised."""
+        data_type = _check_type(data_type)
+        report = IngestReport()
+        files: list[Path] = []
+        for raw in paths:
+            path = Path(raw).expanduser()
+            if not path.exists():
+                report.skipped.append((str(path), "no such file or folder"))
+            elif path.is_dir():
+                for file, reason in walk_files(path):
+                    if reason:
+                        report.skipped.append((str(file), reason))
+                    else:
+                        files.append(file)
+            else:
+                files.append(path)
+        with self.store.writing():
+            for index, file in enumerate(files):
+                if progress:
+                    progress(index, len(files), str(file))
+                outcome = read_text_file(file, self.config.max_file_bytes)
+                if outcome.skipped:
+                    report.skipped.append((str(file), outcome.skipped))
+                    continue
+                if outcome.warning:
+                    report.warnings.append(f"{file}: {outcome.warning}")
+                text = _clean_surrogates(outcome.text or "")
+                if redact_secrets:
+                    text = self._redact(text, str(file), report)
+                report.files += 1
+                try:
+                    mtime = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(file.stat().st_mtime))
+                except OSError:
+                    mtime = None
+                self._store_document(
+                    text,
+                    source=str(file.resolve()),
+                    report=report,
+                    domain=domain,
+                    data_type=data_type,
+                    tags=tags,
+                    filename=file.name,
+                    fallback_timestamp=mtime,
+                )
+            if progress:
+                progress(len(files), len(files), "")
+            self._finish_write(consolidate)
+        return report
+
+    def ingest_stdin_bytes(self, data: bytes, **kwargs) -> IngestReport:
+        outcome = decode_bytes(Path("<stdin>"), data)
+        if outcome.skipped:
+            raise InputError(f"standard input: {outcome.skipped}")
+        return self.ingest_text(
+            outcome.text or "", source=kwargs.pop("source", "<stdin>"), **kwargs
+        )
+
+    def _redact(self, text: str, where: str, report: IngestReport) -> str:
+        from .privacy.secrets import redact
+
+        clean, findings = redact(text)
+        for finding in findings:
+            report.redactions.append(f"{where}: redacted {finding.kind} ({finding.preview})")
+        return clean
+
+    def _store_document(
+        self, text: str, *, source: str, report: IngestReport, replace: bool = True, **kwargs
+    ) -> list[MemoryLeaf]:
+        prepared = prepare_document(text, source=source, config=self.config, **kwargs)
+        leaves = prepared.leaves
+        new_ids = {leaf.leaf_id for leaf in leaves}
+        stale = []
+        if replace:
+            stale = [
+                r["id"] for r in self.catalog.leaves_of_source(source) if r["id"] not in new_ids
+            ]
+        before = self._resolver_generation_facts()
+        fresh = self.store.write_leaves(leaves)
+        if stale:
+            report.removed_leaves += self.store.remove_leaves(stale)
+        report.leaves += len(leaves)
+        report.new_leaves += len(fresh)
+        report.unchanged_leaves += len(leaves) - len(fresh)
+        report.oversized += sum(1 for leaf in leaves if leaf.oversized)
+        report.leaf_ids += [leaf.leaf_id for leaf in leaves]
+        domain = prepared.detection.domain
+        report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
+        if fresh:
+            report.notices += self._new_notices(before)
+        return leaves
+
+    def _finish_write(self, consolidate: bool) -> None:
+        if consolidate:
+            self.tree.consolidate(force=False)
+        self.tree.save_root()
+
+    # -- saving (what save_memory calls) -------------------------------------------------------
+    def save(
+        self,
+        content: str,
+        domain: str | None = "general",
+        content_type: str = "auto",
+        replaces: str = "",
+        allow_secrets: bool = False,
+        timestamp: str | None = None,
+    ) -> SaveReport:
+        if not isinstance(content, str) or not content.strip():
+            raise InputError("content is empty: give the text of the memory to save")
+        if len(content) > MAX_SAVE_CHARS:
+            raise InputError(
+                f"content is {len(content):,} characters, above the {MAX_SAVE_CHARS:,} limit for one "
+                "memory; save a summary, or ingest the file with `ihmt ingest`"
+            )
+        content = _clean_surrogates(content)
+        if not allow_secrets:
+            from .privacy.secrets import describe, find_secrets
+
+            findings = find_secrets(content)
+            if findings:
+                raise SecretDetectedError(
+                    f"not saved: {describe(findings)}. Ask the user before storing credentials; "
+                    "remove them and save again"
+                )
+        data_type = (
+            None if content_type in (None, "", "auto") else _check_type(content_type.upper())
+        )
+        chosen_domain = None if domain in (None, "", "auto", "general") else domain
+        report = SaveReport()
+        old = None
+        if replaces and replaces.strip():
+            old = self._find_replaced(replaces, report)
+        ingest = IngestReport()
+        with self.store.writing():
+            leaves = self._store_document(
+                content,
+                source=MEMORY_SOURCE,
+                report=ingest,
+                replace=False,
+                timestamp=timestamp,
+                domain=chosen_domain,
+                data_type=data_type,
+                fallback_timestamp=None,
+                filename=None,
+            )
+            self._finish_write(True)
+        report.leaf_ids = [leaf.leaf_id for leaf in leaves]
+        report.new = ingest.new_leaves > 0
+        report.domain = leaves[0].domain if leaves else ""
+        report.data_type = leaves[0].data_type if leaves else ""
+        report.notices = ingest.notices
+        report.facts = [
+            f"{f['subject']}::{f['attribute']} = {f['value']}"
+            for leaf in leaves
+            for f in self._facts_of_leaf(leaf)
+        ]
+        if old and report.leaf_ids and old != report.leaf_ids[0]:
+            self.mark_outdated(old, report.leaf_ids[0])
+            report.replaced_id = old
+        return report
+
+    def _find_replaced(self, replaces: str, report: SaveReport) -> str | None:
+        result = self.search(replaces, top_k=5)
+        if result.not_found or not result.hits:
+            report.replaces_status = "not_found"
+            return None
+        current = [h for h in result.hits if not h.outdated] or result.hits
+        clear = not result.ambiguous and (
+            len(current) == 1 or current[0].score >= 1.5 * current[1].score
+        )
+        if clear:
+            report.replaces_status = "linked"
+            return current[0].leaf_id
+        report.replaces_status = "candidates"
+        report.candidates = [
+            {"id": h.leaf_id, "date": h.timestamp[:10], "excerpt": h.excerpt or h.title}
+            for h in current[:5]
+        ]
+        return None
+
+    def mark_outdated(self, old_id: str, new_id: str) -> str:
+        """Flag ``old_id`` as corrected by ``new_id``; returns the notice."""
+        old_id, new_id = (old_id or "").strip(), (new_id or "").strip()
+        if not old_id or not new_id:
+            raise InputError("mark_outdated needs two leaf ids: the old memory and its correction")
+        if old_id == new_id:
+            raise InputError("a memory cannot correct itself: give two different ids")
+        for leaf_id in (old_id, new_id):
+            if self.catalog.leaf_row(leaf_id) is None:
+                raise InputError(f"no memory with id {leaf_id!r}")
+        created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with self.store.writing():
+            write_record(
+                self.layout.records,
+                "outdated",
+                {"old_id": old_id, "new_id": new_id, "created": created},
+            )
+            with self.catalog.transaction() as conn:
+                self.catalog.add_link(conn, old_id, new_id, created)
+                self.tree._entries_generation = -1
+                self.catalog.bump_generation(conn)
+            self.tree.save_root()
+        return self._link_notice(old_id, new_id)
+
+    def _link_notice(self, old_id: str, new_id: str) -> str:
+        old = self.catalog.leaf_row(old_id) or {}
+        new = self.catalog.leaf_row(new_id) or {}
+        return (
+            f"OUTDATED: the memory of {old.get('timestamp', '')[:10]} ({old_id}) was corrected "
+            f"on {new.get('timestamp', '')[:10]} by {new_id}"
+        )
+
+    def _replay_records(self) -> None:
+        with self.catalog.transaction() as conn:
+            for rec in read_records(self.layout.records, "outdated"):
+                if self.catalog.leaf_row(rec.get("old_id", "")) and self.catalog.leaf_row(
+                    rec.get("new_id", "")
+                ):
+                    self.catalog.add_link(
+                        conn, rec["old_id"], rec["new_id"], rec.get("created", "")
+                    )
+            self.tree._entries_generation = -1
+            self.catalog.bump_generation(conn)
+
+    # -- the tree --------------------------------------------------------------------------------
+    def consolidate(self, force: bool = False) -> int:
+        with self.store.writing():
+            events = self.tree.consolidate(force=force)
+            self.tree.save_root()
+        return events
+
+    def flush(self) -> int:
+        return self.consolidate(force=True)
+
+    # -- search ----------------------------------------------------------------------------------
+    def search(self, query: str, top_k: int = 5, clue: str | None = None) -> SearchResult:
+        if not isinstance(query, str):
+            raise InputError("query must be a string")
+        if clue is not None and not isinstance(clue, str):
+            raise InputError("clue must be a string")
+        return self.engine.search(query, clue=clue, top_k=top_k)
+
+    def ask(
+        self,
+        query: str,
+        clue_provider: Callable[[SearchResult], str | None] | None = None,
+        top_k: int = 5,
+        clue: str | None = None,
+    ) -> SearchResult:
+        """Search; while the answer is AMBIGUOUS, ask ``clue_provider`` for a clue."""
+        result = self.search(query, top_k=top_k, clue=clue)
+        clues = [clue] if clue else []
+        rounds = 0
+        while (
+            result.ambiguous and clue_provider is not None and rounds < self.config.max_clue_rounds
+        ):
+            answer = clue_provider(result)
+            rounds += 1
+            if not answer or not str(answer).strip():
+                break
+            clues.append(str(answer).strip())
+            result = self.search(query, top_k=top_k, clue=" ".join(clues))
+        return result
+
+    # -- time ------------------------------------------------------------------------------------
+    def _get_extractor(self):
+        if self._extractor is None:
+            from .timeline.patterns import FactExtractor, patterns_from_config
+
+            self._extractor = FactExtractor()
+            for pattern in patterns_from_config(self.config.fact_patterns or []):
+                self._extractor.add_pattern(
+                    pattern.subject, pattern.attribute, pattern.regex, pattern.name
+                )
+        return self._extractor
+
+    def _facts_of_leaf(self, leaf: MemoryLeaf) -> list[dict]:
+        if leaf.data_type == "CODE":
+            return []
+        try:
+            facts = self._get_extractor().extract(
+                leaf.content, timestamp=leaf.timestamp, source_leaf=leaf.leaf_id
+            )
+        except Exception as exc:  # extraction must never cost a save
+            log.warning("fact extraction failed for %s: %s", leaf.leaf_id, exc)
+            return []
+        return [f.to_dict() for f in facts]
+
+    def add_pattern(
+        self, subject: str, attribute: str, regex: str, name: str | None = None
+    ) -> None:
+        self._get_extractor().add_pattern(subject, attribute, regex, name)
+
+    @property
+    def resolver(self):
+        generation = self.catalog.generation()
+        if self._resolver_cache and self._resolver_cache[0] == generation:
+            return self._resolver_cache[1]
+        from .timeline.facts import Fact
+        from .timeline.resolver import ConflictResolver
+
+        resolver = ConflictResolver()
+        facts = [Fact.from_dict(f) for f in self.catalog.all_facts()]
+        facts += [
+            Fact.from_dict(r["fact"])
+            for r in read_records(self.layout.records, "fact")
+            if "fact" in r
+        ]
+        resolver.add_many(facts)
+        self._resolver_cache = (generation, resolver)
+        return resolver
+
+    def _resolver_generation_facts(self) -> set[str]:
+        return set(self.resolver.notices())
+
+    def _new_notices(self, before: set[str]) -> list[str]:
+        return [n for n in self.resolver.notices() if n not in before]
+
+    def record_fact(
+        self,
+        subject: str,
+        attribute: str,
+        value: str,
+        timestamp: str | None = None,
+        source_leaf: str | None = None,
+    ) -> list[str]:
+        from .timeline.resolver import ConflictResolver
+
+        probe = ConflictResolver()
+        probe.record_fact(subject, attribute, value, timestamp, source_leaf)
+        fact = probe.facts()[0]
+        before = set(self.resolver.notices())
+        with self.store.writing():
+            write_record(self.layout.records, "fact", {"fact": fact.to_dict()})
+            with self.catalog.transaction() as conn:
+                self.tree._entries_generation = -1
+                self.catalog.bump_generation(conn)
+            self.tree.save_root()
+        return [n for n in self.resolver.notices() if n not in before]
+
+    def notices(self, subject: str | None = None) -> list[str]:
+        return self.resolver.notices(subject)
+
+    def _time_context(self) -> TimeContext:
+        generation = self.catalog.generation()
+        if self._time_cache and self._time_cache[0] == generation:
+            return self._time_cache[1]
+        ctx = TimeContext()
+        for leaf_id, text in self.resolver.superseded_leaves().items():
+            ctx.outdated.setdefault(leaf_id, []).extend(t for t in text.split("\n") if t)
+        for old_id, new_id, _created in self.catalog.links():
+            ctx.replaced_by[old_id] = new_id
+            ctx.outdated.setdefault(old_id, []).append(self._link_notice(old_id, new_id))
+        self._time_cache = (generation, ctx)
+        return ctx
+
+    # -- inspection ------------------------------------------------------------------------------
+    def leaves(self, source: str | None = None) -> list[MemoryLeaf]:
+        """Leaves in document order; ``source`` may be the path given at ingest."""
+        if source is None:
+            rows = self.catalog.all_leaves()
+        else:
+            rows = self.catalog.leaves_of_source(source)
+            if not rows and Path(source).expanduser().exists():
+                rows = self.catalog.leaves_of_source(str(Path(source).expanduser().resolve()))
+        out = []
+        for row in rows:
+            leaf = self.store.read_leaf(row["id"])
+            if leaf is not None:
+                out.append(leaf)
+        return out
+
+    def stats(self) -> dict:
+        counts = self.catalog.counts()
+        files, size = store_size(self.layout.root)
+        n, avgdl = self.catalog.corpus_stats()
+        try:
+            root = self.tree.read_root()
+            top_entries = len(root.get("entries", []))
+        except Exception:
+            top_entries = None
+        layers = max([0, *counts["branches_per_layer"].keys()])
+        return {
+            "path": str(self.layout.root),
+            "leaves": counts["leaves"],
+            "branches": sum(counts["branches_per_layer"].values()),
+            "layers": layers,
+            "depth": layers + 1,
+            "branches_per_layer": {
+                str(k): v for k, v in sorted(counts["branches_per_layer"].items())
+            },
+            "leaves_per_domain": dict(sorted(counts["leaves_per_domain"].items())),
+            "trunk_entries": top_entries,
+            "facts": len(self.resolver),
+            "files": files,
+            "disk_bytes": size,
+            "avg_leaf_terms": round(avgdl, 1),
+            "config": {k: v for k, v in self.config.to_dict().items() if k != "fact_patterns"},
+        }
+
+    def check(self, repair: bool = False) -> CheckReport:
+        report = self.store.check()
+        if repair and not report.ok:
+            with self.store.writing():
+                notes = self._rebuild_locked()
+            report = self.store.check()
+            report.repaired = notes + [
+                "rebuilt the catalog, the tree and the trunk from the leaves"
+            ]
+        return report
+
+    def rebuild(self) -> list[str]:
+        with self.store.writing():
+            return self._rebuild_locked()
+
+    def _rebuild_locked(self) -> list[str]:
+        self.store.reset_derived()
+        notes = self.store.reindex_from_leaves()
+        self._replay_records()
+        self.tree.consolidate(force=False)
+        self.tree.save_root()
+        self._export_facts()
+        return notes
+
+    def _export_facts(self) -> None:
+        data = self.resolver.to_list()
+        atomic_write_text(self.layout.facts_json, json.dumps(data, ensure_ascii=False, indent=2))
+
+    def close(self) -> None:
+        self.catalog.close()
+
+
+def _check_type(data_type: str | None) -> str | None:
+    if data_type is None:
+        return None
+    value = str(data_type).upper()
+    valid = ("CODE", "NARRATIVE", "CLINICAL", "PERSONAL", "PROCESS", "GENERIC")
+    if value not in valid:
+        raise InputError(f"unknown type {data_type!r}; use one of {', '.join(valid)}")
+    return value
+
+
+def _clean_surrogates(text: str) -> str:
+    """Lone surrogates cannot be stored as UTF-8; replace them with U+FFFD."""
+    import re
+
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+def env_workspace() -> str | None:
+    return os.environ.get("IHMT_HOME")

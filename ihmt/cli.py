@@ -1,0 +1,154 @@
+"""The `ihmt` command line (also `python3 main.py`): argparse over the IHMT facade.
+
+Exit codes: 0 success, 1 a user-facing error (one line on stderr, never a traceback),
+2 bad usage (argparse). ``--path`` and ``--json`` work before or after the subcommand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import IHMTError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--path",
+        default=default,
+        help="workspace folder (holds ihmt_memory/); default $IHMT_HOME or ~/.ihmt",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="machine-readable JSON output",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ihmt", description="IHMT — Infinite Hierarchical Memory Tree"
+    )
+    parser.add_argument("--version", action="version", version=f"ihmt {__version__}")
+    _common(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _common(p, suppress=True)
+        return p
+
+    p = add("init", "create the store")
+    p.add_argument("--branch-factor", type=int)
+    p.add_argument("--target-tokens", type=int)
+    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--backend", help="summarizer backend: heuristic, anthropic, openai, ollama")
+    p.add_argument(
+        "--force", action="store_true", help="discard derived state (never a leaf) and rebuild"
+    )
+
+    p = add("ingest", "ingest files, folders, or - for standard input")
+    p.add_argument("paths", nargs="+")
+    p.add_argument("--domain")
+    p.add_argument("--type", dest="data_type")
+    p.add_argument("--tag", action="append", default=[])
+    p.add_argument("--no-consolidate", action="store_true")
+    p.add_argument(
+        "--allow-secrets", action="store_true", help="store credentials instead of redacting them"
+    )
+
+    p = add("consolidate", "run pending summarization events")
+    p.add_argument("--force", action="store_true", help="also close every domain to a single top")
+
+    p = add("search", "walk the tree")
+    p.add_argument("query")
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--full", action="store_true", help="ids, tree paths and excerpts")
+    p.add_argument("--clue")
+
+    p = add("ask", "search with the interactive clue loop")
+    p.add_argument("query")
+    p.add_argument("--clue")
+    p.add_argument("--top-k", type=int, default=5)
+
+    p = add("save", "save one memory (what the MCP tool save_memory does)")
+    p.add_argument("text")
+    p.add_argument("--replaces", default="")
+    p.add_argument("--domain", default="general")
+    p.add_argument("--type", dest="content_type", default="auto")
+    p.add_argument("--allow-secrets", action="store_true")
+
+    p = add("mark-outdated", "flag memory OLD as corrected by NEW")
+    p.add_argument("old_id")
+    p.add_argument("new_id")
+
+    p = add("tree", "outline of the hierarchy")
+    p.add_argument("--depth", type=int, default=3)
+
+    add("stats", "counts, layers, disk use")
+    p = add("facts", "the fact timeline")
+    p.add_argument("--subject")
+    p = add("conflicts", "what changed over time")
+    p.add_argument("--subject")
+    add("rebuild", "rebuild catalog, timeline and trunk from the leaf files")
+    p = add("check", "verify the store")
+    p.add_argument("--repair", action="store_true", help="fix what can be fixed from the leaves")
+    p = add("demo", "end-to-end walkthrough in ./demo_workspace")
+    p.add_argument("--workspace", default="demo_workspace")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    from . import commands
+
+    handler = getattr(commands, "cmd_" + args.command.replace("-", "_"))
+    try:
+        return handler(args) or EXIT_OK
+    except IHMTError as exc:
+        print(f"ihmt: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("ihmt: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as exc:
+        print(
+            f"ihmt: error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(
+                ": "
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: still one line for the user, details on request
+        if os.environ.get("IHMT_DEBUG"):
+            raise
+        print(
+            f"ihmt: internal error: {exc.__class__.__name__}: {exc} (set IHMT_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+def emit(args, data, text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(text)
+
+
+def workspace(args) -> Path | None:
+    return Path(args.path) if getattr(args, "path", None) else None

@@ -1,0 +1,334 @@
+"""One handler per CLI subcommand: parse nothing, call the facade once, format the result."""
+
+from __future__ import annotations
+
+import sys
+
+from .api import IHMT
+from .cli import emit, workspace
+from .errors import InputError
+from .render import (
+    ambiguous_block,
+    compact_answer,
+    hit_label,
+    not_found_block,
+    render_path,
+    source_label,
+)
+
+
+def _open(args) -> IHMT:
+    return IHMT.open(workspace(args))
+
+
+def cmd_init(args) -> int:
+    overrides = {
+        "branch_factor": args.branch_factor,
+        "target_tokens": args.target_tokens,
+        "max_tokens": args.max_tokens,
+        "summarizer_backend": args.backend,
+    }
+    if args.target_tokens and not args.max_tokens:
+        overrides["max_tokens"] = max(args.target_tokens * 3 // 2, args.target_tokens)
+    memory = IHMT.initialize(workspace(args), force=args.force, **overrides)
+    stats = memory.stats()
+    emit(
+        args,
+        {"path": stats["path"], "leaves": stats["leaves"], "config": stats["config"]},
+        f"store ready at {stats['path']} ({stats['leaves']} leaves; branch_factor "
+        f"{memory.config.branch_factor}, target_tokens {memory.config.target_tokens})",
+    )
+    return 0
+
+
+class Progress:
+    """A plain-text progress bar on stderr, only for long runs on a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done: int, total: int, name: str) -> None:
+        if not self.enabled or total < 20:
+            return
+        width = 30
+        filled = width * done // max(total, 1)
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(f"\r[{bar}] {done}/{total} files")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def cmd_ingest(args) -> int:
+    memory = _open(args)
+    kwargs = dict(
+        domain=args.domain,
+        data_type=args.data_type,
+        tags=args.tag or None,
+        consolidate=not args.no_consolidate,
+        redact_secrets=not args.allow_secrets,
+    )
+    paths = [p for p in args.paths if p != "-"]
+    report = None
+    if "-" in args.paths:
+        report = memory.ingest_stdin_bytes(sys.stdin.buffer.read(), **kwargs)
+    if paths:
+        file_report = memory.ingest_paths(paths, progress=Progress(), **kwargs)
+        if report is None:
+            report = file_report
+        else:
+            report.merge(file_report)
+    lines = [
+        f"ingested {report.files} file(s): {report.leaves} leaves "
+        f"({report.new_leaves} new, {report.unchanged_leaves} unchanged, {report.removed_leaves} replaced), "
+        f"{report.oversized} oversized, {len(report.skipped)} skipped"
+    ]
+    if report.domains:
+        lines.append(
+            "domains: " + ", ".join(f"{d} ({n})" for d, n in sorted(report.domains.items()))
+        )
+    for path, reason in report.skipped:
+        lines.append(f"skipped {path}: {reason}")
+    for warning in report.warnings:
+        lines.append(f"warning: {warning}")
+    for redaction in report.redactions:
+        lines.append(f"redacted: {redaction}")
+    for notice in report.notices:
+        lines.append(f"NOTICE: {notice}")
+    emit(args, report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def cmd_consolidate(args) -> int:
+    memory = _open(args)
+    events = memory.consolidate(force=args.force)
+    stats = memory.stats()
+    emit(
+        args,
+        {"events": events, "layers": stats["layers"], "branches": stats["branches"]},
+        f"{events} summarization event(s); {stats['branches']} branches in {stats['layers']} layer(s)",
+    )
+    return 0
+
+
+def _search_text(result, full: bool) -> str:
+    header = (
+        f'query: "{result.query}{" + " + result.clue if result.clue else ""}" · confidence '
+        f"{result.confidence:.2f} · {result.node_reads} node reads, {result.leaf_reads} leaf reads, "
+        f"depth {result.depth}"
+    )
+    if result.not_found:
+        return header + "\n" + not_found_block(result)
+    if result.ambiguous:
+        return header + "\n" + ambiguous_block(result, ids=full)
+    lines = [header]
+    for i, hit in enumerate(result.hits, 1):
+        flag = "  [OUTDATED]" if hit.outdated else ""
+        lines.append(f"  {i}. {hit_label(hit)}  score {hit.score:.2f}{flag}")
+        lines.append(f"     path  {render_path(hit.path)}")
+        for notice in hit.notices:
+            lines.append(f"     NOTICE {notice}")
+        body = hit.content.strip() if i == 1 else " ".join(hit.content.split())[:160]
+        if i == 1 and not full and len(body) > 1200:
+            body = body[:1200] + " …"
+        for line in body.splitlines()[: (40 if i == 1 else 1)]:
+            lines.append(f"     {line}")
+        if full:
+            lines.append(f"     id {hit.leaf_id}")
+    return "\n".join(lines)
+
+
+def cmd_search(args) -> int:
+    memory = _open(args)
+    result = memory.search(args.query, top_k=args.top_k, clue=args.clue)
+    emit(args, result.to_dict(), _search_text(result, args.full))
+    return 0
+
+
+def cmd_ask(args) -> int:
+    memory = _open(args)
+
+    def prompt(result) -> str | None:
+        if getattr(args, "json", False) or not sys.stdin.isatty():
+            return None
+        print(
+            f'"{result.query}" is ambiguous ({len(result.candidates)} memories match this query '
+            f"equally well, confidence {result.confidence:.2f})."
+        )
+        print("It could belong to any of these:")
+        for i, hit in enumerate(result.candidates[:8], 1):
+            print(f"  {i}. {hit_label(hit)} — {' '.join(hit.content.split())[:90]}…")
+        print("Give me a clue to narrow it down (e.g. a place, a date, a project); empty to stop:")
+        try:
+            return input("> ").strip() or None
+        except EOFError:
+            return None
+
+    result = memory.ask(args.query, clue_provider=prompt, top_k=args.top_k, clue=args.clue)
+    emit(args, result.to_dict(), _search_text(result, full=False))
+    return 0
+
+
+def cmd_save(args) -> int:
+    memory = _open(args)
+    report = memory.save(
+        args.text,
+        domain=args.domain,
+        content_type=args.content_type,
+        replaces=args.replaces,
+        allow_secrets=args.allow_secrets,
+    )
+    lines = [
+        f"saved as {', '.join(report.leaf_ids)} ({report.domain}, {report.data_type})"
+        + ("" if report.new else " — already remembered, nothing new written")
+    ]
+    lines += _replaces_lines(report)
+    lines += [f"fact: {f}" for f in report.facts]
+    lines += [f"NOTICE: {n}" for n in report.notices]
+    emit(args, report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def _replaces_lines(report) -> list[str]:
+    if report.replaces_status == "linked":
+        return [f"replaces: linked — {report.replaced_id} is now OUTDATED"]
+    if report.replaces_status == "candidates":
+        out = ["replaces: several candidates; link one with `ihmt mark-outdated OLD NEW`:"]
+        out += [f"  {c['id']} · {c['date']} — {c['excerpt']}" for c in report.candidates]
+        return out
+    if report.replaces_status == "not_found":
+        return ["replaces: nothing matched; no memory was flagged OUTDATED"]
+    return []
+
+
+def cmd_mark_outdated(args) -> int:
+    memory = _open(args)
+    notice = memory.mark_outdated(args.old_id, args.new_id)
+    emit(args, {"notice": notice}, notice)
+    return 0
+
+
+def outline(memory: IHMT, depth: int) -> list[str]:
+    root = memory.tree.read_root()
+    lines = [
+        f"root · {root['counters'].get('leaves', 0)} leaves · {len(root['entries'])} top entries"
+    ]
+
+    def walk(ref: dict, level: int) -> None:
+        indent = "  " * level
+        if ref["kind"] == "leaf":
+            lines.append(
+                f"{indent}· {ref['id']}  {ref.get('date', '')[:10]}  {ref.get('title', '')[:70]}"
+            )
+            return
+        dates = f"{ref.get('date_from', '')[:10]}…{ref.get('date_to', '')[:10]}"
+        lines.append(
+            f"{indent}▸ {ref['id']}  [{ref['leaves']} leaves, {dates}]  {ref.get('title', '')[:70]}"
+        )
+        if level >= depth:
+            return
+        for child in memory.tree.read_branch(ref["id"])["children"]:
+            walk(child, level + 1)
+
+    for domain in sorted(root["domains"]):
+        info = root["domains"][domain]
+        lines.append(
+            f"{domain}  ({info['leaves']} leaves; topics: {', '.join(info['topics'][:6])})"
+        )
+        for ref in root["entries"]:
+            if ref["domain"] == domain:
+                walk(ref, 1)
+    return lines
+
+
+def cmd_tree(args) -> int:
+    memory = _open(args)
+    lines = outline(memory, max(0, args.depth))
+    emit(args, memory.tree.read_root()["domains"], "\n".join(lines))
+    return 0
+
+
+def cmd_stats(args) -> int:
+    memory = _open(args)
+    stats = memory.stats()
+    lines = [
+        f"store        {stats['path']}",
+        f"leaves       {stats['leaves']}",
+        f"branches     {stats['branches']} in {stats['layers']} layer(s) "
+        + " ".join(f"L{k}:{v}" for k, v in stats["branches_per_layer"].items()),
+        f"trunk        {stats['trunk_entries']} top-level entries",
+        f"facts        {stats['facts']}",
+        f"disk         {stats['files']} files, {stats['disk_bytes']:,} bytes",
+        "domains      " + ", ".join(f"{d} ({n})" for d, n in stats["leaves_per_domain"].items()),
+    ]
+    emit(args, stats, "\n".join(lines))
+    return 0
+
+
+def cmd_facts(args) -> int:
+    memory = _open(args)
+    facts = memory.resolver.facts(args.subject)
+    lines = [
+        f"{f.key:28} {f.value!r:30} {f.timestamp[:10]}  {f.status}"
+        + (f" → {f.superseded_by!r}" if f.superseded_by else "")
+        for f in facts
+    ] or ["no facts recorded"]
+    emit(args, [f.to_dict() for f in facts], "\n".join(lines))
+    return 0
+
+
+def cmd_conflicts(args) -> int:
+    memory = _open(args)
+    changes = memory.resolver.contradictions(args.subject)
+    emit(
+        args,
+        [c.to_dict() for c in changes],
+        "\n".join(c.notice() for c in changes)
+        or "no contradictions: nothing has changed over time",
+    )
+    return 0
+
+
+def cmd_rebuild(args) -> int:
+    memory = _open(args)
+    notes = memory.rebuild()
+    stats = memory.stats()
+    emit(
+        args,
+        {"notes": notes, "leaves": stats["leaves"], "branches": stats["branches"]},
+        "\n".join(notes + [f"rebuilt: {stats['leaves']} leaves, {stats['branches']} branches"]),
+    )
+    return 0
+
+
+def cmd_check(args) -> int:
+    memory = _open(args)
+    report = memory.check(repair=args.repair)
+    if report.ok:
+        text = (
+            f"store is healthy: {report.leaves} leaves, {report.branches} branches, all reachable"
+        )
+    else:
+        text = "\n".join(
+            [f"{len(report.problems)} problem(s):"] + [f"  - {p}" for p in report.problems[:200]]
+        )
+        if not args.repair:
+            text += "\nrun `ihmt check --repair` to fix what can be rebuilt from the leaves"
+    if report.repaired:
+        text = "\n".join(["repaired:"] + [f"  - {r}" for r in report.repaired]) + "\n" + text
+    emit(args, report.to_dict(), text)
+    return 0 if report.ok else 1
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.workspace)
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise InputError(message)
+
+
+__all__ = ["compact_answer", "source_label"]

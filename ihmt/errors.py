@@ -1,0 +1,37 @@
+"""One exception hierarchy for the whole library.
+
+    IHMTError                 base: a user-facing problem with a one-line message
+    ├── StoreNotFoundError    no store at the given path
+    ├── StoreCorruptError     a store file cannot be parsed; message says how to repair
+    ├── StoreLockedError      the write lock could not be taken in time
+    ├── InputError            bad input from the caller (empty text, binary file, bad query)
+    └── SecretDetectedError   content looks like it carries a credential
+
+Presenters (CLI, MCP, GUI) catch IHMTError and show its message; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+
+class IHMTError(Exception):
+    """Base class: the message is one line a user can act on."""
+
+
+class StoreNotFoundError(IHMTError):
+    pass
+
+
+class StoreCorruptError(IHMTError):
+    pass
+
+
+class StoreLockedError(IHMTError):
+    pass
+
+
+class InputError(IHMTError):
+    pass
+
+
+class SecretDetectedError(IHMTError):
+    pass

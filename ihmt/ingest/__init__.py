@@ -1,0 +1,1 @@
+"""Ingestion: detect the document type and domain, split it into leaves."""

@@ -1,0 +1,134 @@
+"""The small dataclasses the library returns; presenters only format them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class MemoryLeaf:
+    """One stored piece of text and the header that makes it meaningful on its own."""
+
+    leaf_id: str
+    content: str
+    timestamp: str
+    data_type: str
+    domain: str
+    source: str
+    position: int
+    tags: list[str] = field(default_factory=list)
+    span: dict = field(default_factory=dict)
+    checksum: str = ""
+    oversized: bool = False
+    title: str = ""
+    ingested_at: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def header(self) -> dict:
+        data = asdict(self)
+        data.pop("content")
+        return data
+
+
+@dataclass
+class Hit:
+    leaf_id: str
+    score: float
+    content: str
+    path: list[str]
+    timestamp: str
+    source: str
+    domain: str
+    title: str = ""
+    excerpt: str = ""
+    tags: list[str] = field(default_factory=list)
+    span: dict = field(default_factory=dict)
+    outdated: bool = False
+    notices: list[str] = field(default_factory=list)
+    matched_terms: list[str] = field(default_factory=list)
+    coverage: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SearchResult:
+    query: str
+    clue: str | None
+    hits: list[Hit] = field(default_factory=list)
+    confidence: float = 0.0
+    ambiguous: bool = False
+    not_found: bool = False
+    node_reads: int = 0
+    leaf_reads: int = 0
+    depth: int = 0
+    notices: list[str] = field(default_factory=list)
+    reason: str = ""
+    total_leaves: int = 0
+    total_nodes: int = 0
+
+    @property
+    def best(self) -> Hit | None:
+        return self.hits[0] if self.hits and not self.not_found else None
+
+    @property
+    def candidates(self) -> list[Hit]:
+        """The hits a caller must choose between when the result is ambiguous."""
+        return self.hits if self.ambiguous else []
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["best"] = self.best.to_dict() if self.best else None
+        return data
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    leaves: int = 0
+    new_leaves: int = 0
+    unchanged_leaves: int = 0
+    removed_leaves: int = 0
+    oversized: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    leaf_ids: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    redactions: list[str] = field(default_factory=list)
+    domains: dict = field(default_factory=dict)
+
+    def merge(self, other: IngestReport) -> None:
+        self.files += other.files
+        self.leaves += other.leaves
+        self.new_leaves += other.new_leaves
+        self.unchanged_leaves += other.unchanged_leaves
+        self.removed_leaves += other.removed_leaves
+        self.oversized += other.oversized
+        self.skipped += other.skipped
+        self.warnings += other.warnings
+        self.leaf_ids += other.leaf_ids
+        self.notices += other.notices
+        self.redactions += other.redactions
+        for key, value in other.domains.items():
+            self.domains[key] = self.domains.get(key, 0) + value
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class CheckReport:
+    problems: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    leaves: int = 0
+    branches: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["ok"] = self.ok
+        return data

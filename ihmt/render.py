@@ -1,0 +1,102 @@
+"""Plain-text renderings shared by the presenters (CLI, MCP, GUI).
+
+Kept in the library so the CLI and the MCP server word things the same way; each presenter
+decides only which rendering to show.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from .models import Hit, SearchResult
+from .text.tokens import estimate_tokens
+
+COMPACT_CAP_TOKENS = 1200  # hard ceiling of a compact search answer, whatever the store holds
+BEST_BODY_CHARS = 2400
+LINE_CHARS = 160
+
+
+def source_label(source: str) -> str:
+    if not source or source == "memory":
+        return "saved memory"
+    return PurePath(source.replace("\\", "/")).name or source
+
+
+def one_line(text: str, limit: int = LINE_CHARS) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def hit_label(hit: Hit) -> str:
+    return f"[{hit.domain}] {source_label(hit.source)} · {hit.timestamp[:10]}"
+
+
+def render_path(path: list[str]) -> str:
+    return " → ".join(path)
+
+
+def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
+    lines = [
+        f'AMBIGUOUS: "{result.query}" matches {len(result.candidates)} memories equally well '
+        f"(confidence {result.confidence:.2f}). Do not guess: ask the user or call again with a clue "
+        "(a place, a date, a project).",
+    ]
+    for i, hit in enumerate(result.candidates[:8], 1):
+        ident = f" id={hit.leaf_id}" if ids else ""
+        lines.append(f"  {i}. {hit_label(hit)} — {one_line(hit.content, 120)}{ident}")
+    return "\n".join(lines)
+
+
+def not_found_block(result: SearchResult) -> str:
+    return (
+        f'NOT FOUND: nothing in memory answers "{one_line(result.query, 120)}" ({result.reason}).'
+    )
+
+
+def compact_answer(result: SearchResult, *, full: bool = False) -> str:
+    """The answer an agent reads: best memory first, one line per other match, bounded."""
+    if result.not_found:
+        return not_found_block(result)
+    if result.ambiguous:
+        return _cap(ambiguous_block(result))
+    best = result.hits[0]
+    lines = [
+        f"BEST ({best.timestamp[:10]}, {source_label(best.source)}, confidence {result.confidence:.2f}):"
+    ]
+    if best.outdated:
+        lines.append(
+            "OUTDATED — " + " | ".join(best.notices or ["this memory was corrected later"])
+        )
+    body = best.content.strip()
+    if len(body) > BEST_BODY_CHARS:
+        body = (
+            body[:BEST_BODY_CHARS].rstrip()
+            + f"\n… ({len(best.content):,} chars; ask for the full text by id {best.leaf_id})"
+        )
+    lines.append(body)
+    if full:
+        lines.append(f"  id {best.leaf_id} · path {render_path(best.path)}")
+    others = result.hits[1:]
+    if others:
+        lines.append("OTHER MATCHES:")
+    for hit in others:
+        flag = " [OUTDATED]" if hit.outdated else ""
+        lines.append(
+            f"- {hit.timestamp[:10]} {source_label(hit.source)}{flag}: {one_line(hit.content, 140)}"
+        )
+        if full:
+            lines.append(f"    id {hit.leaf_id} · path {render_path(hit.path)}")
+            lines.append(f"    excerpt: {one_line(hit.excerpt, 160)}")
+    seen = set(best.notices)
+    for notice in result.notices:
+        if notice not in seen:
+            lines.append(f"NOTICE: {notice}")
+            seen.add(notice)
+    return _cap("\n".join(lines))
+
+
+def _cap(text: str) -> str:
+    limit = COMPACT_CAP_TOKENS * 4
+    if estimate_tokens(text) <= COMPACT_CAP_TOKENS:
+        return text
+    return text[: limit - 40].rstrip() + "\n… (answer truncated at the size cap)"

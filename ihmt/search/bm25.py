@@ -1,0 +1,33 @@
+"""Okapi BM25 with the bounds the lossless descent needs.
+
+A leaf is scored exactly from the term counts its parent stores. A branch gets an upper bound:
+every query term that its subtree sketch may contain, weighted as if it occurred with the
+subtree's largest frequency in its shortest leaf. The weight grows with frequency and shrinks
+with length, so no leaf below can score higher than the bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+K1 = 1.2
+B = 0.75
+
+
+def idf(df: int, n: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def tf_weight(tf: float, dl: float, avgdl: float) -> float:
+    if tf <= 0:
+        return 0.0
+    return tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avgdl))
+
+
+def score_counts(tf: dict[str, int], dl: int, weights: dict[str, float], avgdl: float) -> float:
+    total = 0.0
+    for term, w in weights.items():
+        count = tf.get(term)
+        if count:
+            total += w * tf_weight(count, dl, avgdl)
+    return total

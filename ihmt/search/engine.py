@@ -1,0 +1,268 @@
+"""From a query to a SearchResult: descent, re-ranking, confidence, ambiguity, NOT FOUND.
+
+Re-ranking happens after the exact BM25 candidates are known:
+- a clue cross-references: candidates matching both the query and the clue x1.6, one side x0.7;
+- an OUTDATED leaf (corrected by a later memory, or holding a superseded fact) ranks after the
+  current one and carries its notice; its replacement is pulled in if the descent missed it;
+- a query that names a year favours leaves dated in that year (history questions);
+- near-ties go to the more recent leaf (by the date the text talks about).
+
+Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's idf mass that
+the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
+different memories are tied within ambiguity_margin *and* match the same query words, so
+nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one covers
+less than MIN_COVERAGE of the query's weight (a stray word).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..config import IHMTConfig
+from ..errors import StoreCorruptError
+from ..models import Hit, SearchResult
+from ..store.catalog import Catalog
+from ..text.dates import year_mentions
+from ..tree.builder import Tree, read_leaf_file
+from .bm25 import idf
+from .navigator import Candidate, Navigator
+from .query import parse_query
+
+MIN_COVERAGE = 0.3
+CLUE_BOOST = 1.6
+CLUE_DEMOTE = 0.7
+OUTDATED_FACTOR = 0.5
+YEAR_BOOST = 1.5
+RECENCY_TIE = 0.01
+
+
+@dataclass
+class TimeContext:
+    """What the time layer knows when a search runs."""
+
+    outdated: dict[str, list[str]] = field(default_factory=dict)  # leaf id -> notices
+    replaced_by: dict[str, str] = field(default_factory=dict)  # old leaf id -> new leaf id
+
+
+class SearchEngine:
+    def __init__(
+        self,
+        tree: Tree,
+        catalog: Catalog,
+        config: IHMTConfig,
+        time_context: Callable[[], TimeContext] | None = None,
+    ) -> None:
+        self.tree = tree
+        self.catalog = catalog
+        self.config = config
+        self.navigator = Navigator(tree, config.beam_width)
+        self.time_context = time_context or TimeContext
+
+    def search(self, text: str, *, clue: str | None = None, top_k: int = 5) -> SearchResult:
+        top_k = max(1, min(int(top_k), 50))
+        query = parse_query(text, clue)
+        result = SearchResult(query=query.text, clue=query.clue)
+        if query.empty:
+            result.not_found = True
+            result.reason = "the query has no searchable words (only stop words or symbols)"
+            return result
+        n, avgdl = self.catalog.corpus_stats()
+        result.total_leaves = n
+        dfs = self.catalog.document_frequencies(query.all_terms)
+        weights = self.navigator.weights(query, n, dfs)
+        if not weights:
+            result.not_found = True
+            result.reason = "no memory contains any of these words"
+            return result
+        root = self.tree.read_root()
+        result.total_nodes = int(root.get("counters", {}).get("branches", 0))
+        k = max(top_k * 2, 10)
+        descent = self.navigator.descend(weights, avgdl, k, root)
+        result.node_reads = descent.node_reads
+        result.depth = descent.depth
+        if not descent.candidates:
+            result.not_found = True
+            result.reason = "no memory contains any of these words"
+            return result
+        time = self.time_context()
+        full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
+        ranked = self._rerank(descent.candidates, query, full_idf, time)
+        ranked = self._pull_replacements(ranked, time, result)
+        hits = []
+        for cand in ranked[:top_k]:
+            hit = self._hit(cand, time)
+            if hit is None:
+                continue
+            result.leaf_reads += 1
+            hits.append(hit)
+        result.hits = hits
+        if not hits:
+            result.not_found = True
+            result.reason = "the matching memories could not be read; run `ihmt check`"
+            return result
+        self._judge(result, ranked, query)
+        for hit in hits:
+            for notice in hit.notices:
+                if notice not in result.notices:
+                    result.notices.append(notice)
+        return result
+
+    # -- re-ranking -------------------------------------------------------------------------
+    def _rerank(self, cands: list[Candidate], query, full_idf: dict, time: TimeContext) -> list:
+        years = set(year_mentions(query.text))
+        total_idf = sum(full_idf.values()) or 1.0
+        for cand in cands:
+            tf = cand.ref["tf"]
+            cand.matched = {t for t in query.all_terms if t in tf}
+            matched_q = [t for t in query.terms if t in tf]
+            cand.coverage = sum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
+            score = cand.score
+            if query.clue_terms:
+                has_q = bool(matched_q) or not query.terms
+                has_c = any(t in tf for t in query.clue_terms)
+                score *= CLUE_BOOST if has_q and has_c else CLUE_DEMOTE
+            date = cand.ref.get("date") or ""
+            in_year = bool(years) and date[:4].isdigit() and int(date[:4]) in years
+            if in_year:
+                score *= YEAR_BOOST
+            elif cand.ref["id"] in time.outdated or cand.ref["id"] in time.replaced_by:
+                score *= OUTDATED_FACTOR
+            cand.adjusted = score
+        cands.sort(key=lambda c: (-c.adjusted, c.ref["id"]))
+        # near-ties: the more recent memory first (stable bubble over adjacent pairs)
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(cands) - 1):
+                a, b = cands[i], cands[i + 1]
+                close = a.adjusted - b.adjusted <= RECENCY_TIE * max(a.adjusted, 1e-9)
+                if close and (b.ref.get("date") or "") > (a.ref.get("date") or ""):
+                    cands[i], cands[i + 1] = b, a
+                    changed = True
+        return cands
+
+    def _pull_replacements(self, ranked: list, time: TimeContext, result: SearchResult) -> list:
+        present = {c.ref["id"] for c in ranked}
+        out = []
+        for cand in ranked:
+            new_id = time.replaced_by.get(cand.ref["id"])
+            if new_id and new_id not in present:
+                new = self._candidate_for(new_id, cand)
+                if new is not None:
+                    out.append(new)
+                    present.add(new_id)
+            out.append(cand)
+        # a corrected memory never outranks its correction
+        position = {c.ref["id"]: i for i, c in enumerate(out)}
+        for old_id, new_id in time.replaced_by.items():
+            if old_id in position and new_id in position and position[old_id] < position[new_id]:
+                new = out.pop(position[new_id])
+                out.insert(position[old_id], new)
+                position = {c.ref["id"]: i for i, c in enumerate(out)}
+        return out
+
+    def _candidate_for(self, leaf_id: str, old: Candidate) -> Candidate | None:
+        row = self.catalog.leaf_row(leaf_id)
+        if row is None:
+            return None
+        try:
+            leaf = read_leaf_file(self.tree.layout.root / row["path"])
+        except (OSError, StoreCorruptError):
+            return None
+        from ..tree.refs import leaf_ref
+
+        ref = leaf_ref(leaf)
+        cand = Candidate(ref, self.path_of(leaf_id), old.score)
+        cand.adjusted = old.adjusted
+        cand.coverage = old.coverage
+        cand.matched = set(old.matched)
+        cand.content = leaf.content
+        return cand
+
+    def path_of(self, node_id: str) -> list[str]:
+        path = [node_id]
+        current = node_id
+        for _ in range(64):
+            parent = self.catalog.parent_of(current)
+            if parent is None:
+                break
+            path.append(parent)
+            current = parent
+        path.append("root")
+        return list(reversed(path))
+
+    def _hit(self, cand: Candidate, time: TimeContext) -> Hit | None:
+        ref = cand.ref
+        content = getattr(cand, "content", None)
+        leaf = None
+        if content is None:
+            row = self.catalog.leaf_row(ref["id"])
+            if row is None:
+                return None
+            try:
+                leaf = read_leaf_file(self.tree.layout.root / row["path"])
+            except (OSError, StoreCorruptError):
+                return None
+            content = leaf.content
+        notices = list(time.outdated.get(ref["id"], []))
+        outdated = ref["id"] in time.outdated or ref["id"] in time.replaced_by
+        return Hit(
+            leaf_id=ref["id"],
+            score=round(cand.adjusted, 4),
+            content=content,
+            path=cand.path,
+            timestamp=ref.get("date", ""),
+            source=ref.get("source", ""),
+            domain=ref.get("domain", ""),
+            title=ref.get("title", ""),
+            excerpt=ref.get("excerpt", ""),
+            tags=list(ref.get("tags", [])),
+            span=dict(ref.get("span") or (leaf.span if leaf else {})),
+            outdated=outdated,
+            notices=notices,
+            matched_terms=sorted(cand.matched),
+            coverage=round(cand.coverage, 3),
+        )
+
+    # -- judgement ---------------------------------------------------------------------------
+    def _judge(self, result: SearchResult, ranked: list, query) -> None:
+        best = ranked[0]
+        current = [c for c in ranked if not result_is_outdated(c, result)]
+        lead = current[0] if current else best
+        rivals = [c for c in current[1:]]
+        s1 = lead.adjusted
+        s2 = rivals[0].adjusted if rivals else 0.0
+        margin = 1.0 if s1 <= 0 else max(0.0, min(1.0, (s1 - s2) / s1))
+        coverage = lead.coverage
+        result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
+        if coverage < MIN_COVERAGE:
+            result.not_found = True
+            result.reason = (
+                "the closest memory shares only a stray word with the query "
+                f"(it covers {coverage:.0%} of what was asked)"
+            )
+            return
+        tied = [
+            c
+            for c in current
+            if c.adjusted >= s1 * (1.0 - self.config.ambiguity_margin) and c.matched == lead.matched
+        ]
+        if len(tied) >= 2:
+            contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
+            if len(contents) >= 2:
+                result.ambiguous = True
+                tied_ids = {c.ref["id"] for c in tied}
+                ordered = [h for h in result.hits if h.leaf_id in tied_ids]
+                result.hits = ordered + [h for h in result.hits if h.leaf_id not in tied_ids]
+                result.reason = (
+                    f"{len(tied)} memories match this query equally well; give a clue "
+                    "(a place, a date, a project) to choose"
+                )
+
+
+def result_is_outdated(cand: Candidate, result: SearchResult) -> bool:
+    for hit in result.hits:
+        if hit.leaf_id == cand.ref["id"]:
+            return hit.outdated
+    return False

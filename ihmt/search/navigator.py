@@ -1,0 +1,98 @@
+"""The descent: root -> branches -> leaves, best-first on score bounds.
+
+Each trunk entry and each child of an opened branch is either a leaf (scored exactly from the
+term counts its parent stores) or a branch (given an upper bound from its subtree sketch, see
+bm25.py). Branches wait in a priority queue ordered by bound; the best one is opened next. The
+walk stops when the k-th best exact score already beats every unopened bound (so the result is
+exactly what a flat BM25 over all leaves would return) or when the read budget — beam_width
+branches per level, with some slack — is spent. Branches whose bound is zero are never opened,
+and a domain with no query word below it is pruned at the trunk without a read.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass, field
+
+from ..tree.builder import Tree
+from ..tree.refs import ref_bounds, ref_sketch
+from .bm25 import idf, score_counts, tf_weight
+from .query import Query
+
+
+@dataclass
+class Candidate:
+    ref: dict
+    path: list[str]
+    score: float
+    matched: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Descent:
+    candidates: list[Candidate]
+    node_reads: int
+    depth: int
+    exhausted: bool  # True when the bound proved the top-k exact
+
+
+class Navigator:
+    def __init__(self, tree: Tree, beam_width: int = 3) -> None:
+        self.tree = tree
+        self.beam_width = beam_width
+
+    def weights(self, query: Query, n: int, dfs: dict[str, int]) -> dict[str, float]:
+        return {t: idf(dfs.get(t, 0), n) for t in query.all_terms if dfs.get(t, 0) > 0}
+
+    def descend(self, weights: dict[str, float], avgdl: float, k: int, root: dict) -> Descent:
+        counter = itertools.count()
+        heap: list[tuple[float, int, dict, list[str]]] = []
+        best: list[tuple[float, int, Candidate]] = []  # min-heap of the k best exact scores
+        depth = int(root.get("counters", {}).get("layers", 0)) + 1
+        budget = max(self.beam_width * depth * 4, 24)
+        node_reads = 0
+
+        def consider(ref: dict, path: list[str]) -> None:
+            if ref["kind"] == "leaf":
+                score = score_counts(ref["tf"], ref["dl"], weights, avgdl)
+                if score <= 0:
+                    return
+                cand = Candidate(ref, path + [ref["id"]], score)
+                entry = (score, next(counter), cand)
+                if len(best) < k:
+                    heapq.heappush(best, entry)
+                elif score > best[0][0]:
+                    heapq.heapreplace(best, entry)
+                return
+            bound = self.bound(ref, weights, avgdl)
+            if bound > 0:
+                heapq.heappush(heap, (-bound, next(counter), ref, path + [ref["id"]]))
+
+        for ref in root["entries"]:
+            consider(ref, ["root"])
+        exhausted = True
+        while heap:
+            neg_bound, _, ref, path = heap[0]
+            if len(best) >= k and -neg_bound <= best[0][0]:
+                break
+            if node_reads >= budget:
+                exhausted = False
+                break
+            heapq.heappop(heap)
+            branch = self.tree.read_branch(ref["id"])
+            node_reads += 1
+            for child in branch["children"]:
+                consider(child, path)
+        ranked = sorted(best, key=lambda e: (-e[0], e[1]))
+        return Descent([c for _, _, c in ranked], node_reads, depth, exhausted)
+
+    @staticmethod
+    def bound(ref: dict, weights: dict[str, float], avgdl: float) -> float:
+        sketch = ref_sketch(ref)
+        hi, rest, min_dl = ref_bounds(ref)
+        total = 0.0
+        for term, w in weights.items():
+            if sketch.may_contain(term):
+                total += w * tf_weight(hi.get(term, rest), min_dl, avgdl)
+        return total

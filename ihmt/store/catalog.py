@@ -1,0 +1,363 @@
+"""The catalog: a derived SQLite index next to the plain-file store.
+
+Why SQLite (standard library) and not a JSON file: saving one memory must not rewrite a file
+whose size grows with the number of memories, several processes write at once, and a killed
+writer must leave a consistent index. SQLite gives row-level updates, cross-process
+transactions and a journal for free. It is *derived*: ``rebuild`` recreates it from the leaf
+files, and a missing or unreadable catalog is rebuilt rather than trusted.
+
+Tables
+    leaves    one row per leaf: where its file is, domain, source, order, parent, length
+    branches  one row per branch: layer, domain, parent
+    terms     document frequency of every indexed term (global BM25 statistics)
+    links     OUTDATED links (old leaf -> new leaf), mirrored from records/
+    facts     the fact timeline's raw facts (extracted from leaves or recorded)
+    pending   leaf files a writer announced before writing them (crash recovery)
+    meta      counters: leaf count, total length, generation
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..errors import StoreCorruptError
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS leaves (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    domain TEXT NOT NULL,
+    source TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    data_type TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    dl INTEGER NOT NULL,
+    parent TEXT
+);
+CREATE INDEX IF NOT EXISTS leaves_source ON leaves(source, position);
+CREATE INDEX IF NOT EXISTS leaves_parent ON leaves(parent);
+CREATE INDEX IF NOT EXISTS leaves_orphans ON leaves(domain, seq) WHERE parent IS NULL;
+CREATE TABLE IF NOT EXISTS branches (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    layer INTEGER NOT NULL,
+    domain TEXT NOT NULL,
+    path TEXT NOT NULL,
+    parent TEXT
+);
+CREATE INDEX IF NOT EXISTS branches_parent ON branches(parent);
+CREATE TABLE IF NOT EXISTS terms (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS links (
+    old_id TEXT NOT NULL, new_id TEXT NOT NULL, created TEXT NOT NULL,
+    PRIMARY KEY (old_id, new_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS facts (
+    rowid INTEGER PRIMARY KEY, source_leaf TEXT, data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS facts_leaf ON facts(source_leaf);
+CREATE TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, leaf_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Catalog:
+    """Thread-safe handle on the catalog database (one connection per thread)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._ready = False
+
+    # -- connection -------------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                conn = sqlite3.connect(
+                    self.path, timeout=60.0, isolation_level=None, check_same_thread=False
+                )
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                if not self._ready:
+                    conn.executescript(_SCHEMA)
+                    self._ready = True
+            except sqlite3.DatabaseError as exc:
+                raise StoreCorruptError(
+                    f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
+                ) from None
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT: all or nothing, even if the process is killed."""
+        conn = self._conn()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+        try:
+            return self._conn().execute(sql, tuple(params)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"catalog query failed ({exc}); run `ihmt rebuild`") from None
+
+    # -- meta -------------------------------------------------------------------------------
+    def meta(self, key: str, default: str = "0") -> str:
+        rows = self.query("SELECT value FROM meta WHERE key=?", (key,))
+        return rows[0][0] if rows else default
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, str(value)),
+        )
+
+    def bump_generation(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        gen = int(row[0]) + 1 if row else 1
+        self.set_meta(conn, "generation", gen)
+        return gen
+
+    def generation(self) -> int:
+        return int(self.meta("generation", "0"))
+
+    def _next_seq(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key='seq'").fetchone()
+        seq = int(row[0]) + 1 if row else 1
+        self.set_meta(conn, "seq", seq)
+        return seq
+
+    # -- statistics -------------------------------------------------------------------------
+    def corpus_stats(self) -> tuple[int, float]:
+        """(number of leaves, average indexed length) for BM25."""
+        rows = self.query("SELECT key, value FROM meta WHERE key IN ('n_leaves', 'total_dl')")
+        data = {k: int(v) for k, v in rows}
+        n = data.get("n_leaves", 0)
+        avgdl = data.get("total_dl", 0) / n if n else 1.0
+        return n, max(avgdl, 1.0)
+
+    def document_frequencies(self, terms: Iterable[str]) -> dict[str, int]:
+        terms = sorted(set(terms))
+        if not terms:
+            return {}
+        out: dict[str, int] = {}
+        for i in range(0, len(terms), 500):
+            chunk = terms[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for term, df in self.query(
+                f"SELECT term, df FROM terms WHERE term IN ({marks})", chunk
+            ):
+                out[term] = df
+        return out
+
+    # -- leaves -----------------------------------------------------------------------------
+    def add_leaf(self, conn: sqlite3.Connection, row: dict, term_set: Iterable[str]) -> bool:
+        """Index one leaf; False when it was already indexed (idempotent re-ingest)."""
+        if conn.execute("SELECT 1 FROM leaves WHERE id=?", (row["id"],)).fetchone():
+            return False
+        seq = self._next_seq(conn)
+        conn.execute(
+            "INSERT INTO leaves(id, seq, domain, source, position, path, timestamp, data_type,"
+            " checksum, dl, parent) VALUES(?,?,?,?,?,?,?,?,?,?,NULL)",
+            (
+                row["id"],
+                seq,
+                row["domain"],
+                row["source"],
+                row["position"],
+                row["path"],
+                row["timestamp"],
+                row["data_type"],
+                row["checksum"],
+                row["dl"],
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO terms(term, df) VALUES(?, 1) ON CONFLICT(term) DO UPDATE SET df=df+1",
+            [(t,) for t in set(term_set)],
+        )
+        self._add_counts(conn, 1, row["dl"])
+        return True
+
+    def remove_leaf(self, conn: sqlite3.Connection, leaf_id: str, term_set: Iterable[str]) -> None:
+        row = conn.execute("SELECT dl FROM leaves WHERE id=?", (leaf_id,)).fetchone()
+        if not row:
+            return
+        conn.execute("DELETE FROM leaves WHERE id=?", (leaf_id,))
+        conn.executemany("UPDATE terms SET df=df-1 WHERE term=?", [(t,) for t in set(term_set)])
+        conn.execute("DELETE FROM terms WHERE df<=0")
+        conn.execute("DELETE FROM facts WHERE source_leaf=?", (leaf_id,))
+        self._add_counts(conn, -1, -row[0])
+
+    def _add_counts(self, conn: sqlite3.Connection, leaves: int, dl: int) -> None:
+        for key, delta in (("n_leaves", leaves), ("total_dl", dl)):
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET"
+                " value=CAST(CAST(value AS INTEGER) + ? AS TEXT)",
+                (key, str(delta), delta),
+            )
+
+    def leaf_row(self, leaf_id: str) -> dict | None:
+        rows = self.query(
+            "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
+            " FROM leaves WHERE id=?",
+            (leaf_id,),
+        )
+        return _leaf_dict(rows[0]) if rows else None
+
+    def leaves_of_source(self, source: str) -> list[dict]:
+        rows = self.query(
+            "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
+            " FROM leaves WHERE source=? ORDER BY position",
+            (source,),
+        )
+        return [_leaf_dict(r) for r in rows]
+
+    def all_leaves(self) -> list[dict]:
+        rows = self.query(
+            "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
+            " FROM leaves ORDER BY source, position"
+        )
+        return [_leaf_dict(r) for r in rows]
+
+    def sources(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT DISTINCT source FROM leaves ORDER BY source")]
+
+    def leaf_ids_like(self, prefix: str) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [
+            r[0]
+            for r in self.query(
+                "SELECT id FROM leaves WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 20",
+                (escaped + "%",),
+            )
+        ]
+
+    # -- tree links -------------------------------------------------------------------------
+    def add_branch(
+        self, conn: sqlite3.Connection, branch_id: str, layer: int, domain: str, path: str
+    ) -> None:
+        if conn.execute("SELECT 1 FROM branches WHERE id=?", (branch_id,)).fetchone():
+            conn.execute("UPDATE branches SET path=?, layer=? WHERE id=?", (path, layer, branch_id))
+            return
+        seq = self._next_seq(conn)
+        conn.execute(
+            "INSERT INTO branches(id, seq, layer, domain, path, parent) VALUES(?,?,?,?,?,NULL)",
+            (branch_id, seq, layer, domain, path),
+        )
+
+    def remove_branch(self, conn: sqlite3.Connection, branch_id: str) -> None:
+        conn.execute("DELETE FROM branches WHERE id=?", (branch_id,))
+
+    def set_parent(
+        self, conn: sqlite3.Connection, child_ids: Iterable[str], parent: str | None
+    ) -> None:
+        for child in child_ids:
+            table = "leaves" if child.startswith("L-") else "branches"
+            conn.execute(f"UPDATE {table} SET parent=? WHERE id=?", (parent, child))
+
+    def branch_row(self, branch_id: str) -> dict | None:
+        rows = self.query(
+            "SELECT id, layer, domain, path, parent FROM branches WHERE id=?", (branch_id,)
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return {"id": r[0], "layer": r[1], "domain": r[2], "path": r[3], "parent": r[4]}
+
+    def all_branches(self) -> list[dict]:
+        rows = self.query(
+            "SELECT id, layer, domain, path, parent FROM branches ORDER BY layer, seq"
+        )
+        return [
+            {"id": r[0], "layer": r[1], "domain": r[2], "path": r[3], "parent": r[4]} for r in rows
+        ]
+
+    def parentless(self) -> list[tuple[str, str, int]]:
+        """Every node without a parent: (id, domain, layer), in creation order per layer."""
+        leaves = self.query("SELECT id, domain, 0 FROM leaves WHERE parent IS NULL ORDER BY seq")
+        branches = self.query(
+            "SELECT id, domain, layer FROM branches WHERE parent IS NULL ORDER BY layer, seq"
+        )
+        return [tuple(r) for r in leaves] + [tuple(r) for r in branches]
+
+    def parent_of(self, node_id: str) -> str | None:
+        table = "leaves" if node_id.startswith("L-") else "branches"
+        rows = self.query(f"SELECT parent FROM {table} WHERE id=?", (node_id,))
+        return rows[0][0] if rows else None
+
+    # -- pending writes (crash recovery) -----------------------------------------------------
+    def announce(self, entries: list[tuple[str, str]]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("INSERT OR REPLACE INTO pending(path, leaf_id) VALUES(?, ?)", entries)
+
+    def pending(self) -> list[tuple[str, str]]:
+        return [tuple(r) for r in self.query("SELECT path, leaf_id FROM pending")]
+
+    def clear_pending(self, conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+        conn.executemany("DELETE FROM pending WHERE path=?", [(p,) for p in paths])
+
+    # -- links and facts --------------------------------------------------------------------
+    def add_link(self, conn: sqlite3.Connection, old_id: str, new_id: str, created: str) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO links(old_id, new_id, created) VALUES(?,?,?)",
+            (old_id, new_id, created),
+        )
+
+    def links(self) -> list[tuple[str, str, str]]:
+        return [tuple(r) for r in self.query("SELECT old_id, new_id, created FROM links")]
+
+    def add_facts(self, conn: sqlite3.Connection, facts: list[dict]) -> None:
+        conn.executemany(
+            "INSERT INTO facts(source_leaf, data) VALUES(?, ?)",
+            [(f.get("source_leaf"), json.dumps(f, ensure_ascii=False)) for f in facts],
+        )
+
+    def all_facts(self) -> list[dict]:
+        return [json.loads(r[0]) for r in self.query("SELECT data FROM facts ORDER BY rowid")]
+
+    def counts(self) -> dict:
+        leaves = self.query("SELECT COUNT(*) FROM leaves")[0][0]
+        per_layer = dict(self.query("SELECT layer, COUNT(*) FROM branches GROUP BY layer"))
+        per_domain = dict(self.query("SELECT domain, COUNT(*) FROM leaves GROUP BY domain"))
+        return {"leaves": leaves, "branches_per_layer": per_layer, "leaves_per_domain": per_domain}
+
+
+def _leaf_dict(r: tuple) -> dict:
+    keys = (
+        "id",
+        "domain",
+        "source",
+        "position",
+        "path",
+        "timestamp",
+        "data_type",
+        "checksum",
+        "dl",
+        "parent",
+    )
+    return dict(zip(keys, r, strict=True))

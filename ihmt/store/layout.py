@@ -1,0 +1,106 @@
+"""Where everything lives inside a store, and how a user-given path maps to it.
+
+W/ihmt_memory/
+  root.json                 trunk: domains, topics, top-level entries, counters
+  layer_0/<domain>/*.txt    leaves (the truth)
+  layers/N/*.json           branches (derived)
+  records/*.json            durable decisions that are not in any leaf: recorded facts,
+                            OUTDATED links, forget tombstones (immutable, one file each)
+  state/catalog.sqlite3     derived index: id -> path, domain, parent, timestamp; term df
+  state/facts.json          readable export of the fact timeline (derived)
+  state/write.lock          the store-wide write lock
+  ihmt.config.json          settings
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+STORE_DIRNAME = "ihmt_memory"
+
+
+def default_workspace() -> Path:
+    home = os.environ.get("IHMT_HOME")
+    return Path(home).expanduser() if home else Path.home() / ".ihmt"
+
+
+def resolve_workspace(path: str | os.PathLike | None) -> Path:
+    """Accept the workspace W or the store folder W/ihmt_memory itself."""
+    base = Path(path).expanduser() if path is not None else default_workspace()
+    base = base.absolute()
+    if (
+        base.name == STORE_DIRNAME
+        or (base / "root.json").is_file()
+        and not (base / STORE_DIRNAME).exists()
+    ):
+        return base.parent
+    return base
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def domain_dirname(domain: str) -> str:
+    """A folder name for a domain that is safe on every file system."""
+    name = _UNSAFE.sub("_", domain).strip("._") or "general"
+    return name[:80]
+
+
+@dataclass(frozen=True)
+class StoreLayout:
+    workspace: Path
+
+    @property
+    def root(self) -> Path:
+        return self.workspace / STORE_DIRNAME
+
+    @property
+    def root_json(self) -> Path:
+        return self.root / "root.json"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "ihmt.config.json"
+
+    @property
+    def layer0(self) -> Path:
+        return self.root / "layer_0"
+
+    @property
+    def layers(self) -> Path:
+        return self.root / "layers"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def records(self) -> Path:
+        return self.root / "records"
+
+    @property
+    def catalog(self) -> Path:
+        return self.state / "catalog.sqlite3"
+
+    @property
+    def facts_json(self) -> Path:
+        return self.state / "facts.json"
+
+    @property
+    def lock(self) -> Path:
+        return self.state / "write.lock"
+
+    def leaf_path(self, domain: str, leaf_id: str) -> Path:
+        return self.layer0 / domain_dirname(domain) / f"{leaf_id}.txt"
+
+    def branch_path(self, layer: int, branch_id: str) -> Path:
+        return self.layers / str(layer) / f"{branch_id}.json"
+
+    def relative(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def exists(self) -> bool:
+        return self.root_json.is_file() or self.config.is_file()

@@ -1,0 +1,308 @@
+"""MemoryStore: leaf files, the write lock, crash recovery, check and rebuild.
+
+Every write goes through ``writing()``: it takes the store-wide OS lock and, before doing
+anything else, finishes whatever a killed writer left announced in the catalog's ``pending``
+table (a leaf written but not indexed is indexed; a removal half done is completed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..config import IHMTConfig
+from ..errors import StoreCorruptError
+from ..models import CheckReport, MemoryLeaf
+from ..tree.builder import Tree, read_leaf_file
+from ..tree.refs import leaf_ref, leaf_terms
+from .atomic import atomic_write_bytes, remove_stale_temps
+from .catalog import Catalog
+from .layout import StoreLayout
+from .leaf_format import parse_leaf, render_leaf
+from .lock import StoreLock
+from .records import read_records
+
+log = logging.getLogger("ihmt.store")
+
+
+def leaf_row(layout: StoreLayout, leaf: MemoryLeaf, dl: int) -> dict:
+    return {
+        "id": leaf.leaf_id,
+        "domain": leaf.domain,
+        "source": leaf.source,
+        "position": leaf.position,
+        "path": layout.relative(layout.leaf_path(leaf.domain, leaf.leaf_id)),
+        "timestamp": leaf.timestamp,
+        "data_type": leaf.data_type,
+        "checksum": leaf.checksum,
+        "dl": dl,
+    }
+
+
+class MemoryStore:
+    def __init__(
+        self, layout: StoreLayout, config: IHMTConfig, tree: Tree, catalog: Catalog
+    ) -> None:
+        self.layout = layout
+        self.config = config
+        self.tree = tree
+        self.catalog = catalog
+        self.lock = StoreLock(layout.lock)
+        self.fact_hook = None  # callable(leaf) -> list[dict], set by the facade
+
+    # -- locking and recovery ----------------------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        with self.lock:
+            if self.lock._depth == 1:
+                self.recover()
+            yield
+
+    def recover(self) -> list[str]:
+        """Finish writes a killed process announced; returns what was done, in words."""
+        done = []
+        pending = self.catalog.pending()
+        if not pending:
+            return done
+        for rel, leaf_id in pending:
+            path = self.layout.root / rel
+            if leaf_id.startswith("-"):
+                self.remove_leaves([leaf_id[1:]])
+                done.append(f"completed the removal of {leaf_id[1:]}")
+                continue
+            if self.catalog.leaf_row(leaf_id) is None and path.exists():
+                try:
+                    leaf = read_leaf_file(path)
+                except StoreCorruptError:
+                    path.unlink(missing_ok=True)
+                    done.append(f"discarded a half-written leaf {path.name}")
+                else:
+                    self.index_leaves([leaf])
+                    done.append(f"indexed leaf {leaf_id} written before an interruption")
+        with self.catalog.transaction() as conn:
+            self.catalog.clear_pending(conn, [p for p, _ in pending])
+        remove_stale_temps(self.layout.root)
+        if done:
+            log.warning("recovered an interrupted write: %s", "; ".join(done))
+        return done
+
+    # -- leaves --------------------------------------------------------------------------------
+    def read_leaf(self, leaf_id: str) -> MemoryLeaf | None:
+        row = self.catalog.leaf_row(leaf_id)
+        if row is None:
+            return None
+        try:
+            return read_leaf_file(self.layout.root / row["path"])
+        except (OSError, StoreCorruptError):
+            return None
+
+    def write_leaves(self, leaves: list[MemoryLeaf]) -> list[MemoryLeaf]:
+        """Write new leaves and index them; returns the ones that were not stored before."""
+        fresh = [leaf for leaf in leaves if self.catalog.leaf_row(leaf.leaf_id) is None]
+        if not fresh:
+            return []
+        self.catalog.announce(
+            [
+                (self.layout.relative(self.layout.leaf_path(leaf.domain, leaf.leaf_id)), leaf.leaf_id)
+                for leaf in fresh
+            ]
+        )
+        for leaf in fresh:
+            atomic_write_bytes(
+                self.layout.leaf_path(leaf.domain, leaf.leaf_id),
+                render_leaf(leaf.header(), leaf.content),
+            )
+        self.index_leaves(fresh)
+        return fresh
+
+    def index_leaves(self, leaves: list[MemoryLeaf]) -> None:
+        refs = []
+        with self.catalog.transaction() as conn:
+            for leaf in leaves:
+                counts = leaf_terms(leaf)
+                dl = sum(counts.values())
+                if self.catalog.add_leaf(conn, leaf_row(self.layout, leaf, dl), counts.keys()):
+                    refs.append(leaf_ref(leaf, counts))
+                    if self.fact_hook is not None:
+                        self.catalog.add_facts(conn, self.fact_hook(leaf))
+            paths = [
+                self.layout.relative(self.layout.leaf_path(x.domain, x.leaf_id)) for x in leaves
+            ]
+            self.catalog.clear_pending(conn, paths)
+            generation = self.catalog.bump_generation(conn)
+        self.tree.entries_unchecked()
+        self.tree._entries_generation = generation
+        self.tree.add_entries(refs)
+
+    def remove_leaves(self, leaf_ids: list[str]) -> int:
+        """Take leaves out of the tree, the catalog and the disk (announced first)."""
+        rows = [r for r in (self.catalog.leaf_row(i) for i in leaf_ids) if r is not None]
+        if not rows:
+            return 0
+        self.catalog.announce([(r["path"], "-" + r["id"]) for r in rows])
+        self.tree.entries_unchecked()
+        self.tree.detach([r["id"] for r in rows])
+        terms_by_id = {}
+        for row in rows:
+            try:
+                terms_by_id[row["id"]] = leaf_terms(
+                    read_leaf_file(self.layout.root / row["path"])
+                ).keys()
+            except (OSError, StoreCorruptError):
+                terms_by_id[row["id"]] = []
+        with self.catalog.transaction() as conn:
+            for row in rows:
+                self.catalog.remove_leaf(conn, row["id"], terms_by_id[row["id"]])
+            self.catalog.clear_pending(conn, [r["path"] for r in rows])
+            self.tree._entries_generation = self.catalog.bump_generation(conn)
+        for row in rows:
+            (self.layout.root / row["path"]).unlink(missing_ok=True)
+        return len(rows)
+
+    def leaf_files(self) -> list[Path]:
+        if not self.layout.layer0.is_dir():
+            return []
+        return sorted(p for p in self.layout.layer0.rglob("*.txt") if p.is_file())
+
+    # -- check ---------------------------------------------------------------------------------
+    def check(self) -> CheckReport:
+        report = CheckReport()
+        layout = self.layout
+        try:
+            root = self.tree.read_root()
+        except StoreCorruptError as exc:
+            report.problems.append(f"root.json: {exc}")
+            root = None
+        rows = {r["id"]: r for r in self.catalog.all_leaves()}
+        report.leaves = len(rows)
+        for leaf_id, row in rows.items():
+            path = layout.root / row["path"]
+            if not path.exists():
+                report.problems.append(f"leaf {leaf_id}: its file {row['path']} is missing")
+                continue
+            try:
+                header, body = parse_leaf(path.read_bytes(), name=row["path"])
+            except StoreCorruptError as exc:
+                report.problems.append(f"leaf {leaf_id}: {exc}")
+                continue
+            if header.get("leaf_id") != leaf_id:
+                report.problems.append(
+                    f"leaf {leaf_id}: header names a different id {header.get('leaf_id')!r}"
+                )
+            digest = "sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+            if header.get("checksum") != digest:
+                report.problems.append(
+                    f"leaf {leaf_id}: text does not match its checksum (edited by hand?)"
+                )
+        indexed_paths = {r["path"] for r in rows.values()}
+        for path in self.leaf_files():
+            if layout.relative(path) not in indexed_paths:
+                report.problems.append(
+                    f"file {layout.relative(path)} is in layer_0 but not in the catalog"
+                )
+        branches = {b["id"]: b for b in self.catalog.all_branches()}
+        report.branches = len(branches)
+        reachable: set[str] = set()
+        if root is not None:
+            if root.get("generation") != self.catalog.generation():
+                report.problems.append("root.json is older than the catalog (an interrupted write)")
+            stack = [(e["id"], e["kind"]) for e in root.get("entries", [])]
+            seen_parent: dict[str, str] = {}
+            while stack:
+                node_id, kind = stack.pop()
+                if kind == "leaf":
+                    reachable.add(node_id)
+                    continue
+                try:
+                    branch = self.tree.read_branch(node_id)
+                except StoreCorruptError as exc:
+                    report.problems.append(str(exc))
+                    continue
+                for child in branch.get("children", []):
+                    if child["id"] in seen_parent:
+                        report.problems.append(f"{child['id']} has two parents")
+                    seen_parent[child["id"]] = node_id
+                    stack.append((child["id"], child["kind"]))
+        for leaf_id in rows:
+            if leaf_id not in reachable and root is not None:
+                report.problems.append(f"leaf {leaf_id} is not reachable from the root")
+        on_disk = set()
+        if layout.layers.is_dir():
+            for path in layout.layers.rglob("*.json"):
+                on_disk.add(path.stem)
+                if path.stem not in branches:
+                    report.problems.append(
+                        f"stray branch file {layout.relative(path)} (not in the catalog)"
+                    )
+        for branch_id in branches:
+            if branch_id not in on_disk:
+                report.problems.append(f"branch {branch_id}: its file is missing")
+        if self.catalog.pending():
+            report.problems.append(
+                "an interrupted write is pending (it is completed by the next write)"
+            )
+        return report
+
+    # -- rebuild -------------------------------------------------------------------------------
+    def reset_derived(self) -> None:
+        """Discard everything derived from the leaves: branches, catalog, trunk, fact export."""
+        self.catalog.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(self.layout.catalog) + suffix).unlink(missing_ok=True)
+        shutil.rmtree(self.layout.layers, ignore_errors=True)
+        self.layout.root_json.unlink(missing_ok=True)
+        self.layout.facts_json.unlink(missing_ok=True)
+        self.catalog._ready = False
+        self.tree.cache = type(self.tree.cache)()
+        self.tree._entries = None
+        self.tree._root_cache = None
+        self.layout.layers.mkdir(parents=True, exist_ok=True)
+
+    def reindex_from_leaves(self, quarantine: bool = True) -> list[str]:
+        """Index every readable leaf file; unreadable ones are moved aside, never deleted."""
+        notes = []
+        tombstones = {r.get("leaf_id") for r in read_records(self.layout.records, "tombstone")}
+        leaves = []
+        for path in self.leaf_files():
+            try:
+                leaf = read_leaf_file(path)
+            except (OSError, StoreCorruptError) as exc:
+                if quarantine:
+                    target = self.layout.root / "quarantine" / path.name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.move(str(path), target)
+                    notes.append(f"moved unreadable leaf {path.name} to quarantine/ ({exc})")
+                continue
+            if leaf.leaf_id in tombstones:
+                path.unlink(missing_ok=True)
+                notes.append(f"removed forgotten leaf {leaf.leaf_id}")
+                continue
+            expected = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
+            if expected != path:
+                expected.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(path), expected)
+                notes.append(f"moved {path.name} to its domain folder")
+            leaves.append(leaf)
+        leaves.sort(key=lambda x: (x.ingested_at, x.source, x.position))
+        for start in range(0, len(leaves), 500):
+            self.index_leaves(leaves[start : start + 500])
+        return notes
+
+
+def store_size(root: Path) -> tuple[int, int]:
+    files = 0
+    size = 0
+    for path in root.rglob("*"):
+        if path.is_file():
+            files += 1
+            size += path.stat().st_size
+    return files, size
+
+
+def dump_json(data) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)

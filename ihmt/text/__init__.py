@@ -1,0 +1,1 @@
+"""Text utilities: tokenizing, stop words, keywords, extractive summaries, dates."""

@@ -1,0 +1,64 @@
+"""Every test runs against temporary folders: HOME and IHMT_HOME never point at a real store."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("IHMT_HOME", str(home / ".ihmt"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return home
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    return tmp_path / "ws"
+
+
+@pytest.fixture
+def memory(workspace):
+    from ihmt import IHMT
+
+    return IHMT.initialize(workspace, branch_factor=4, target_tokens=400, max_tokens=600)
+
+
+@pytest.fixture
+def examples_memory(workspace):
+    """The examples corpus with the demo's small settings, flushed."""
+    from ihmt import IHMT
+
+    mem = IHMT.initialize(workspace, branch_factor=4, target_tokens=400, max_tokens=600)
+    mem.ingest_paths([EXAMPLES])
+    mem.flush()
+    return mem
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, stdin: str | None = None):
+    """Run `python3 main.py ...` in a real subprocess."""
+    import subprocess
+
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        cwd=cwd or ROOT,
+        env=full_env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
