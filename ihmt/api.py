@@ -35,6 +35,7 @@ log = logging.getLogger("ihmt")
 
 MAX_SAVE_CHARS = 200_000
 MEMORY_SOURCE = "memory"
+BATCH_DOCS = 500
 
 
 @dataclass
@@ -151,9 +152,7 @@ class IHMT:
         if redact_secrets:
             text = self._redact(text, source or "text", report)
         if source is None:
-            import hashlib
-
-            source = "text-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+            source = "text-" + _short_hash(text)
         with self.store.writing():
             self._store_document(
                 text,
@@ -165,6 +164,43 @@ class IHMT:
                 tags=tags,
                 filename=filename or source,
             )
+            self._finish_write(consolidate)
+        return report
+
+    def ingest_batch(
+        self, documents: Iterable[dict], consolidate: bool = True, redact_secrets: bool = True
+    ) -> IngestReport:
+        """Many texts under one lock and one trunk write: each dict holds ``text`` and any of
+        ``source``, ``timestamp``, ``domain``, ``data_type``, ``tags``."""
+        report = IngestReport()
+        batch: list[dict] = []
+        with self.store.writing():
+            for doc in documents:
+                text = doc.get("text")
+                if not isinstance(text, str) or not text.strip():
+                    report.skipped.append((str(doc.get("source", "?")), "empty text"))
+                    continue
+                text = _clean_surrogates(text)
+                source = doc.get("source") or "text-" + _short_hash(text)
+                if redact_secrets:
+                    text = self._redact(text, source, report)
+                report.files += 1
+                batch.append(
+                    {
+                        "text": text,
+                        "source": source,
+                        "timestamp": doc.get("timestamp"),
+                        "domain": doc.get("domain"),
+                        "data_type": _check_type(doc.get("data_type")),
+                        "tags": doc.get("tags"),
+                        "filename": doc.get("filename") or source,
+                    }
+                )
+                if len(batch) >= BATCH_DOCS:
+                    self._store_documents(batch, report, track_notices=False)
+                    batch = []
+            if batch:
+                self._store_documents(batch, report, track_notices=False)
             self._finish_write(consolidate)
         return report
 
@@ -212,6 +248,8 @@ class IHMT:
                         files.append(file)
             else:
                 files.append(path)
+        batch: list[dict] = []
+        batch_chars = 0
         with self.store.writing():
             for index, file in enumerate(files):
                 if progress:
@@ -230,16 +268,24 @@ class IHMT:
                     mtime = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(file.stat().st_mtime))
                 except OSError:
                     mtime = None
-                self._store_document(
-                    text,
-                    source=str(file.resolve()),
-                    report=report,
-                    domain=domain,
-                    data_type=data_type,
-                    tags=tags,
-                    filename=file.name,
-                    fallback_timestamp=mtime,
+                batch.append(
+                    {
+                        "text": text,
+                        "source": str(file.resolve()),
+                        "domain": domain,
+                        "data_type": data_type,
+                        "tags": tags,
+                        "filename": file.name,
+                        "fallback_timestamp": mtime,
+                    }
                 )
+                batch_chars += len(text)
+                # bounded memory: flush the batch every few hundred files or ~32 MB of text
+                if len(batch) >= BATCH_DOCS or batch_chars > 32_000_000:
+                    self._store_documents(batch, report)
+                    batch, batch_chars = [], 0
+            if batch:
+                self._store_documents(batch, report)
             if progress:
                 progress(len(files), len(files), "")
             self._finish_write(consolidate)
@@ -261,31 +307,48 @@ class IHMT:
             report.redactions.append(f"{where}: redacted {finding.kind} ({finding.preview})")
         return clean
 
-    def _store_document(
-        self, text: str, *, source: str, report: IngestReport, replace: bool = True, **kwargs
+    def _store_document(self, text: str, *, source: str, report: IngestReport, **kwargs) -> list:
+        return self._store_documents([dict(kwargs, text=text, source=source)], report)
+
+    def _store_documents(
+        self,
+        docs: list[dict],
+        report: IngestReport,
+        replace: bool = True,
+        track_notices: bool = True,
     ) -> list[MemoryLeaf]:
-        prepared = prepare_document(text, source=source, config=self.config, **kwargs)
-        leaves = prepared.leaves
-        new_ids = {leaf.leaf_id for leaf in leaves}
-        stale = []
-        if replace:
-            stale = [
-                r["id"] for r in self.catalog.leaves_of_source(source) if r["id"] not in new_ids
-            ]
-        before = self._resolver_generation_facts()
-        fresh = self.store.write_leaves(leaves)
+        """Prepare every document, then write all new leaves in one batch and drop stale ones.
+
+        ``replace`` makes a source behave like a document: leaves of an earlier version that
+        are not in the new one are removed. Saved memories pass replace=False.
+        """
+        all_leaves: list[MemoryLeaf] = []
+        stale: list[str] = []
+        for doc in docs:
+            doc = dict(doc)
+            text, source = doc.pop("text"), doc.pop("source")
+            prepared = prepare_document(text, source=source, config=self.config, **doc)
+            leaves = prepared.leaves
+            if replace:
+                new_ids = {leaf.leaf_id for leaf in leaves}
+                stale += [
+                    r["id"] for r in self.catalog.leaves_of_source(source) if r["id"] not in new_ids
+                ]
+            all_leaves += leaves
+            domain = prepared.detection.domain
+            report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
+        before = self._resolver_generation_facts() if track_notices else set()
+        fresh = self.store.write_leaves(all_leaves)
         if stale:
             report.removed_leaves += self.store.remove_leaves(stale)
-        report.leaves += len(leaves)
+        report.leaves += len(all_leaves)
         report.new_leaves += len(fresh)
-        report.unchanged_leaves += len(leaves) - len(fresh)
-        report.oversized += sum(1 for leaf in leaves if leaf.oversized)
-        report.leaf_ids += [leaf.leaf_id for leaf in leaves]
-        domain = prepared.detection.domain
-        report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
-        if fresh:
+        report.unchanged_leaves += len(all_leaves) - len(fresh)
+        report.oversized += sum(1 for leaf in all_leaves if leaf.oversized)
+        report.leaf_ids += [leaf.leaf_id for leaf in all_leaves]
+        if fresh and track_notices:
             report.notices += self._new_notices(before)
-        return leaves
+        return all_leaves
 
     def _finish_write(self, consolidate: bool) -> None:
         if consolidate:
@@ -329,16 +392,18 @@ class IHMT:
             old = self._find_replaced(replaces, report)
         ingest = IngestReport()
         with self.store.writing():
-            leaves = self._store_document(
-                content,
-                source=MEMORY_SOURCE,
-                report=ingest,
+            leaves = self._store_documents(
+                [
+                    {
+                        "text": content,
+                        "source": MEMORY_SOURCE,
+                        "timestamp": timestamp,
+                        "domain": chosen_domain,
+                        "data_type": data_type,
+                    }
+                ],
+                ingest,
                 replace=False,
-                timestamp=timestamp,
-                domain=chosen_domain,
-                data_type=data_type,
-                fallback_timestamp=None,
-                filename=None,
             )
             self._finish_write(True)
         report.leaf_ids = [leaf.leaf_id for leaf in leaves]
@@ -625,6 +690,12 @@ class IHMT:
 
     def close(self) -> None:
         self.catalog.close()
+
+
+def _short_hash(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def _check_type(data_type: str | None) -> str | None:

@@ -89,6 +89,14 @@ class Navigator:
 
     @staticmethod
     def bound(ref: dict, weights: dict[str, float], avgdl: float) -> float:
+        exact = ref.get("terms")
+        if exact is not None:
+            total = 0.0
+            for term, w in weights.items():
+                entry = exact.get(term)
+                if entry is not None:
+                    total += w * tf_weight(entry[0], entry[1], avgdl)
+            return total
         sketch = ref_sketch(ref)
         hi, rest, min_dl = ref_bounds(ref)
         total = 0.0

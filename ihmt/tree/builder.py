@@ -30,7 +30,15 @@ from ..store.atomic import atomic_write_text
 from ..store.catalog import Catalog
 from ..store.layout import StoreLayout
 from ..store.leaf_format import parse_leaf
-from .refs import date_range, leaf_count, leaf_ref, merge_bounds, public_ref, ref_sketch
+from .refs import (
+    date_range,
+    exact_terms,
+    leaf_count,
+    leaf_ref,
+    merge_bounds,
+    public_ref,
+    ref_sketch,
+)
 from .sketch import Sketch
 from .summary import ChildDigest, SummarizerBackend
 from .trunk import load_root, render_root, write_root
@@ -260,7 +268,8 @@ class Tree:
         hi, rest, min_dl = merge_bounds(children)
         date_from, date_to = date_range(children)
         tags = sorted({t for c in children for t in c.get("tags", [])})[:24]
-        sketch = Sketch.union(ref_sketch(c) for c in children)
+        exact = exact_terms(children)
+        sketch = None if exact is not None else Sketch.union(ref_sketch(c) for c in children)
         self_ref = {
             "id": branch_id,
             "kind": "branch",
@@ -277,8 +286,11 @@ class Tree:
             "hi": hi,
             "rest_tf": rest,
             "min_dl": min_dl,
-            "vocab": sketch.to_json(),
         }
+        if exact is not None:
+            self_ref["terms"] = exact
+        else:
+            self_ref["vocab"] = sketch.to_json()
         return {
             "format_version": BRANCH_FORMAT,
             "branch_id": branch_id,

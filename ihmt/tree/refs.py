@@ -15,6 +15,7 @@ from ..text.tokenize import term_counts
 from .sketch import Sketch
 
 HI_TERMS = 64  # per-subtree terms whose largest frequency is kept exactly
+EXACT_TERMS = 2048  # subtrees with at most this many distinct terms keep an exact term map
 
 
 def leaf_terms(leaf: MemoryLeaf) -> dict[str, int]:
@@ -65,9 +66,45 @@ def ref_bounds(ref: dict) -> tuple[dict[str, int], int, int]:
     return ref["hi"], ref["rest_tf"], ref["min_dl"]
 
 
+def exact_terms(children: list[dict]) -> dict[str, list[int]] | None:
+    """term -> [largest frequency, shortest length of a leaf holding it] for a small subtree.
+
+    Much tighter than the sketch bound (each term keeps its own frequency and length), and
+    exact: a term is present iff it occurs in some leaf below. None when the subtree is too
+    large (or a child only has a sketch), in which case the sketch is used.
+    """
+    merged: dict[str, list[int]] = {}
+    for child in children:
+        if child["kind"] == "leaf":
+            dl = child["dl"]
+            items = ((t, c, dl) for t, c in child["tf"].items())
+        elif "terms" in child:
+            items = ((t, v[0], v[1]) for t, v in child["terms"].items())
+        else:
+            return None
+        for term, tf, dl in items:
+            cur = merged.get(term)
+            if cur is None:
+                merged[term] = [tf, dl]
+            else:
+                if tf > cur[0]:
+                    cur[0] = tf
+                if dl < cur[1]:
+                    cur[1] = dl
+        if len(merged) > EXACT_TERMS:
+            return None
+    return merged
+
+
 def ref_sketch(ref: dict) -> Sketch:
     if ref["kind"] == "leaf":
         return Sketch.from_terms(ref["tf"].keys())
+    if "terms" in ref:
+        cached = ref.get("_sketch")
+        if cached is None:
+            cached = Sketch.from_terms(ref["terms"].keys())
+            ref["_sketch"] = cached
+        return cached
     cached = ref.get("_sketch")
     if cached is None:
         cached = Sketch.from_json(ref["vocab"])

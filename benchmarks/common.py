@@ -1,0 +1,85 @@
+"""Helpers shared by the benchmark scripts: machine description, results file, flat BM25."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    )
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace (or append) the section `## name` in RESULTS.md."""
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    marker = f"## {name}"
+    start = text.find(marker)
+    section = f"{marker}\n\n{body.strip()}\n\n"
+    if start < 0:
+        text = text.rstrip() + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(marker))
+        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
+    RESULTS.write_text(text.rstrip() + "\n", encoding="utf-8")
+
+
+class FlatBM25:
+    """Reference: an in-memory inverted index over every leaf, same terms and formula."""
+
+    def __init__(self) -> None:
+        from ihmt.search.bm25 import idf, tf_weight
+
+        self._idf, self._tfw = idf, tf_weight
+        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self.ids: list[str] = []
+        self.lengths: list[int] = []
+
+    def add(self, leaf_id: str, counts: dict[str, int]) -> None:
+        doc = len(self.ids)
+        self.ids.append(leaf_id)
+        self.lengths.append(sum(counts.values()))
+        for term, count in counts.items():
+            self.postings[term].append((doc, count))
+
+    def search(self, terms: list[str], k: int) -> list[str]:
+        n = len(self.ids)
+        avgdl = max(sum(self.lengths) / n, 1.0) if n else 1.0
+        scores: dict[int, float] = defaultdict(float)
+        for term in dict.fromkeys(terms):
+            plist = self.postings.get(term)
+            if not plist:
+                continue
+            w = self._idf(len(plist), n)
+            for doc, count in plist:
+                scores[doc] += w * self._tfw(count, self.lengths[doc], avgdl)
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [self.ids[d] for d, _ in best]
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    idx = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
+    return ordered[idx]
