@@ -1,0 +1,82 @@
+"""English and Spanish stop words, already folded (lower case, no accents).
+
+Memory queries are often full questions ("where do I live?", "¿dónde vivo?"),
+so question words, pronouns and auxiliary verbs must not carry BM25 weight.
+Content verbs and nouns ("live", "work", "moved", "vivo", "trabajo") are
+deliberately absent: they are what the user is asking about.
+"""
+
+from __future__ import annotations
+
+_ENGLISH = """
+a about above after again against all almost also although always am among an and
+another any anybody anyone anything anyway anywhere are aren around as at
+be became because been before being below besides between both but by
+can cannot could couldn
+d did didn do does doesn doing don down during
+each either else enough etc even ever every everybody everyone everything
+few for from further
+had hadn has hasn have haven having he her here hers herself him himself his how
+however
+i if in into is isn it its itself
+just
+ll
+m me might mine more most much must mustn my myself
+neither no nor not now
+o of off often on once only onto or other others otherwise our ours ourselves out
+over own
+per perhaps please
+quite
+rather re really
+s same shall shan she should shouldn since so some somebody someone something
+sometimes somewhat somewhere still such
+t than that the their theirs them themselves then there these they this those
+though through thus to too toward towards
+under until up upon
+ve very via
+was wasn we were weren what whatever when whenever where whereas wherever whether
+which while who whoever whom whose why will with within without won would wouldn
+y yet you your yours yourself yourselves
+"""
+
+_SPANISH = """
+a aca adonde ademas ahi ahora al algo alguien alguna algunas alguno algunos ante antes aquel aquella aquellas
+aquello aquellos aqui alla alli asi aun aunque
+bajo bien
+cada casi como con contra cual cuales cualquier cuando cuanta cuantas cuanto
+cuantos cuya cuyas cuyo cuyos
+de del demas desde despues donde durante
+e el ella ellas ello ellos en entonces entre era erais eramos eran eras eres es esa
+esas ese eso esos esta estaba estabais estabamos estaban estabas estad estais
+estamos estan estando estar estara estaran estaras estare estareis estaremos
+estaria estariais estariamos estarian estarias estas este esten estes esto estos
+estoy estuve estuvieron estuvimos estuviste estuvisteis estuvo
+fue fuera fuerais fueramos fueran fueras fueron fuese fuesen fui fuimos fuiste
+fuisteis
+ha habeis haber habia habiais habiamos habian habias habido habiendo habra habran
+habras habre habria habrian has hasta hay haya hayamos hayan hayas he hemos hube
+hacia hubiera hubieran hubo
+la las le les lo los luego
+mas me mi mia mias mientras mio mios mis misma mismas mismo mismos muy
+nada ni ningun ninguna ninguno no nos nosotras nosotros nuestra nuestras nuestro
+nuestros nunca
+o os otra otras otro otros
+para pero poco pocos por porque pues
+que quien quienes
+se seais seamos sean sera seran seras sere sereis seremos seria seriais
+seriamos serian serias segun ser si siempre siendo sido sin sino sobre sois somos
+soy su sus suya suyas suyo suyos
+tal tambien tampoco tan tanto te tendra tendran tendria tendrian tenemos tener
+tenga tengan tengo tenia tenian tiene tienen tienes ti toda todas todavia todo
+todos tras tu tus tuve tuvieron tuvo tuya tuyas tuyo tuyos
+u un una unas uno unos usted ustedes
+vosotras vosotros vuestra vuestras vuestro vuestros
+y ya yo
+"""
+
+STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_SPANISH.split())
+
+
+def is_stopword(token: str) -> bool:
+    """True for a folded token that carries no search meaning on its own."""
+    return token in STOPWORDS

@@ -1,0 +1,286 @@
+"""Tokenizer shared by search (BM25), tree summaries and facts.
+
+Queries and documents go through the same function, so the only goal is that a
+user's words land on the same tokens as the stored text: case and accents are
+folded away, code identifiers are indexed both whole and by their parts, and
+version numbers keep their dotted form. Everything is a single linear pass of
+compiled regexes (plus short per-token loops) so huge inputs cannot stall it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+
+from ihmt.text.stopwords import is_stopword
+
+MAX_TOKEN_CHARS = 64
+
+# C0/C1 controls (except the whitespace ones) and lone surrogates become spaces,
+# so they separate words instead of gluing or breaking them.
+_CTRL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_ASCII_CTRL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+# Diacritics removed after NFKD: the generic combining blocks plus the optional
+# Hebrew and Arabic vowel points. Marks that are part of a script's spelling
+# (Devanagari vowel signs, kana voicing) are kept and recomposed by NFC.
+_DIACRITICS_RE = re.compile(
+    "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+    "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670]+"
+)
+
+# Letters NFKD leaves alone but people type without the special letter.
+_LETTER_MAP = str.maketrans(
+    {"æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h"}
+)
+
+# CJK ideographs have no spaces between words; each one is a token of its own.
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
+
+# Split points inside a compound: underscores, hyphens and dots, except a dot
+# between two digits (that belongs to a number such as 3.11 or v2.3).
+_SEGMENT_SPLIT_RE = re.compile(r"[_-]+|(?<!\d)\.|\.(?!\d)")
+_NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
+
+# Language names that end in symbols: letter -> suffixes that may follow it.
+_LANG_SUFFIXES = {"C": ("++", "#"), "c": ("++", "#"), "G": ("++",), "g": ("++",)}
+_LANG_SUFFIXES |= {letter: ("#",) for letter in "FJQfjq"}
+_LANG_SUFFIX_RE = re.compile(r"(?:\+\+|#)(?![\w+#])")
+
+
+def _ranges_to_class(codepoints: list[int]) -> str:
+    """Compact regex character-class body for a sorted list of code points."""
+    parts: list[str] = []
+    start = prev = -2
+    for cp in codepoints + [-1]:
+        if cp == prev + 1:
+            prev = cp
+            continue
+        if start >= 0:
+            parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
+        start = prev = cp
+    return "".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Build (format-char remover, word scanner) once, on first use.
+
+    Python's ``\\w`` omits combining marks, which would cut Hindi or Thai words
+    apart, so the word class is built here: letters, digits, underscore and
+    marks, minus CJK ideographs (tokenized one by one). Everything above
+    U+20000 that matters is a fixed block, so only the lower planes are scanned.
+    """
+    formats: list[int] = []
+    chars = "".join(map(chr, range(0x20000)))
+    plain_word = re.compile(f"[^\\W{_HAN}]")
+    word = [m.start() for m in plain_word.finditer(chars)]
+    for cp, cat in enumerate(map(unicodedata.category, chars)):
+        if cat[0] == "M":
+            word.append(cp)  # marks are never \w, so no duplicates
+        elif cat == "Cf":
+            formats.append(cp)
+    word.sort()
+    word.extend(range(0xE0100, 0xE01F0))
+    formats.extend(range(0xE0001, 0xE0080))
+    format_re = re.compile(f"[{_ranges_to_class(formats)}]+")
+    # The regex engine tests BMP characters against a bitmap but walks astral
+    # ranges one by one, so astral ranges are only tried for astral characters.
+    bmp = _ranges_to_class([cp for cp in word if cp < 0x10000])
+    astral = _ranges_to_class([cp for cp in word if cp >= 0x10000])
+    word_char = f"(?:[{bmp}]|(?=[\\U00010000-\\U0010ffff])[{astral}])"
+    scanner = re.compile(f"(?P<word>{word_char}+(?:[-.]{word_char}+)*)|(?P<han>[{_HAN}]+)")
+    return format_re, scanner
+
+
+def _prenormalize(text: str) -> str:
+    """Case-preserving cleanup: controls to spaces, NFKD, accents dropped, NFC."""
+    if text.isascii():
+        return _ASCII_CTRL_RE.sub(" ", text)
+    format_re, _ = _tables()
+    text = format_re.sub("", _CTRL_RE.sub(" ", text))
+    text = _DIACRITICS_RE.sub("", unicodedata.normalize("NFKD", text))
+    return unicodedata.normalize("NFC", text)
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents so "Mudé", "MUDE" and "mude" compare equal.
+
+    Never raises: control characters and lone surrogates become spaces and
+    invisible format characters (soft hyphen, zero-width space) are removed.
+    """
+    if text.isascii():
+        return _ASCII_CTRL_RE.sub(" ", text).lower()
+    format_re, _ = _tables()
+    text = format_re.sub("", _CTRL_RE.sub(" ", text))
+    # casefold may emit new combining marks (and NFKD may emit capitals), so
+    # both run twice around it; the result is a fixed point of fold().
+    text = unicodedata.normalize("NFKD", text).casefold()
+    text = unicodedata.normalize("NFKD", text).casefold().translate(_LETTER_MAP)
+    text = _DIACRITICS_RE.sub("", text)
+    return unicodedata.normalize("NFC", text)
+
+
+def _fold_token(piece: str) -> str:
+    token = piece.lower() if piece.isascii() else fold(piece)
+    return token[:MAX_TOKEN_CHARS]
+
+
+def _kind(ch: str) -> str:
+    """Character class for identifier splitting: digit, upper, lower, other letter."""
+    if ch.isdecimal() or ch == ".":
+        return "d"
+    if ch.isupper():
+        return "u"
+    if ch.islower():
+        return "l"
+    if ch.isalpha():
+        return "u" if ch.istitle() else "o"
+    return ""  # combining mark and the like: stays with the previous character
+
+
+def _atoms(segment: str) -> list[str]:
+    """Split one connector-free segment on CamelCase and letter/digit changes.
+
+    "HTTPServerError" -> HTTP, Server, Error; "PG17" -> PG, 17; "v2.3" -> v, 2.3.
+    """
+    if len(segment) == 1 or (
+        segment.isalpha()
+        and (segment[1:].islower() or segment.isupper() or segment.lower() == segment.upper())
+    ):
+        return [segment]
+    if _NUMBER_RE.fullmatch(segment):
+        return [segment]
+    atoms: list[str] = []
+    start = 0
+    prev = _kind(segment[0]) or "o"
+    for i in range(1, len(segment)):
+        kind = _kind(segment[i])
+        if not kind:
+            continue
+        if kind != prev:
+            if prev == "u" and kind == "l":
+                # "HTTPServer": the last capital starts the next word.
+                if i - 1 > start:
+                    atoms.append(segment[start : i - 1])
+                    start = i - 1
+            else:
+                atoms.append(segment[start:i])
+                start = i
+        prev = kind
+    atoms.append(segment[start:])
+    return atoms
+
+
+def _version_extras(atoms: list[str]) -> list[str]:
+    """Extra forms of dotted numbers so "v2" and "3.11" find "v2.3" and "3.11.7"."""
+    extras: list[str] = []
+    for idx, atom in enumerate(atoms):
+        if "." not in atom or not atom[0].isdecimal():
+            continue
+        comps = atom.split(".")
+        if len(comps) >= 3:
+            extras.append(f"{comps[0]}.{comps[1]}")
+        if idx > 0 and not atoms[idx - 1][-1].isdecimal():
+            extras.append(atoms[idx - 1] + comps[0])
+    return extras
+
+
+def _compound_parts(raw: str) -> list[str]:
+    """Parts of a compound word, empty when the word does not split."""
+    if raw.isalnum():
+        segments = [raw]
+    else:
+        segments = [s for s in _SEGMENT_SPLIT_RE.split(raw) if s]
+    parts: list[str] = []
+    if len(segments) > 1:
+        for seg in segments:
+            parts.append(seg)
+            atoms = _atoms(seg)
+            if len(atoms) > 1:
+                parts.extend(atoms)
+            if "." in seg:
+                parts.extend(_version_extras(atoms))
+    elif segments:
+        atoms = _atoms(segments[0])
+        if len(atoms) > 1:
+            parts.extend(atoms)
+        if "." in segments[0]:
+            parts.extend(_version_extras(atoms))
+    return parts
+
+
+def _word_group(raw: str) -> tuple[str, tuple[str, ...]] | None:
+    """(folded word, folded parts) for one scanned word; None when nothing is left."""
+    raw = raw.strip("_")
+    head = _fold_token(raw)
+    if not head:
+        return None
+    parts = _compound_parts(raw)
+    return head, tuple(t for t in map(_fold_token, parts) if t)
+
+
+# Real text repeats its words; caching short ones makes large inputs cheap.
+_word_group_cached = lru_cache(maxsize=8192)(_word_group)
+_CACHE_MAX_CHARS = 128
+
+
+def token_groups(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Tokens grouped as (whole word, its parts), in text order, all folded.
+
+    Keyword ranking uses the grouping to prefer "reservestock" over "reserve";
+    ``tokenize`` simply flattens it.
+    """
+    _, scanner = _tables()
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    pre = _prenormalize(text)
+    for match in scanner.finditer(pre):
+        kind = match.lastgroup
+        raw = match.group()
+        if kind == "word":
+            if len(raw) == 1 and raw in _LANG_SUFFIXES:
+                # "C++" and "C#" would otherwise shrink to the single letter "c".
+                suffix = _LANG_SUFFIX_RE.match(pre, match.end())
+                if suffix and suffix.group() in _LANG_SUFFIXES[raw]:
+                    groups.append((raw.lower() + suffix.group(), ()))
+                    continue
+            group = _word_group_cached(raw) if len(raw) <= _CACHE_MAX_CHARS else _word_group(raw)
+            if group is not None:
+                groups.append(group)
+        elif kind == "han":
+            # One token per ideograph plus each adjacent pair, so two-character
+            # words still match as a unit (single characters are not terms).
+            run = fold(raw)
+            for i, ch in enumerate(run):
+                groups.append((ch, ()))
+                if i + 1 < len(run):
+                    groups.append((run[i : i + 2], ()))
+    return groups
+
+
+def tokenize(text: str) -> list[str]:
+    """All tokens of ``text`` in order, folded; compounds are followed by their parts."""
+    out: list[str] = []
+    for head, parts in token_groups(text):
+        out.append(head)
+        out.extend(parts)
+    return out
+
+
+def is_term(token: str) -> bool:
+    """True when a token is worth indexing: not a stop word, not a lone letter."""
+    if len(token) == 1 and not token.isdecimal():
+        return False
+    return not is_stopword(token)
+
+
+def terms(text: str) -> list[str]:
+    """Tokens that BM25 indexes: stop words and single letters removed."""
+    return [t for t in tokenize(text) if is_term(t)]
+
+
+def term_counts(text: str) -> dict[str, int]:
+    """How often each term occurs in ``text``."""
+    return dict(Counter(terms(text)))
