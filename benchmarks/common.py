@@ -62,7 +62,11 @@ class FlatBM25:
         for term, count in counts.items():
             self.postings[term].append((doc, count))
 
-    def search(self, terms: list[str], k: int) -> list[str]:
+    def search(
+        self, terms: list[str], k: int, newest_first: dict[str, str] | None = None
+    ) -> list[str]:
+        """Top k ids; exact ties go to insertion order, or to the newest date when
+        ``newest_first`` (id -> date) is given (IHMT's own tie rule)."""
         n = len(self.ids)
         avgdl = max(sum(self.lengths) / n, 1.0) if n else 1.0
         scores: dict[int, float] = defaultdict(float)
@@ -73,8 +77,19 @@ class FlatBM25:
             w = self._idf(len(plist), n)
             for doc, count in plist:
                 scores[doc] += w * self._tfw(count, self.lengths[doc], avgdl)
-        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        if newest_first is None:
+            best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        else:
+            # IHMT's order: score, then the newer date, then the leaf id
+            ids, dates = self.ids, newest_first
+            best = sorted(scores.items(), key=lambda kv: (-kv[1], ids[kv[0]]))
+            best.sort(key=lambda kv: (-kv[1], _neg(dates.get(ids[kv[0]], ""))))
+            best = best[:k]
         return [self.ids[d] for d, _ in best]
+
+
+def _neg(date: str) -> tuple:
+    return tuple(-ord(c) for c in date)
 
 
 def percentile(values: list[float], q: float) -> float:

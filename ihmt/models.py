@@ -67,6 +67,7 @@ class SearchResult:
     reason: str = ""
     total_leaves: int = 0
     total_nodes: int = 0
+    candidate_ids: list[str] = field(default_factory=list)
 
     @property
     def best(self) -> Hit | None:
@@ -75,7 +76,10 @@ class SearchResult:
     @property
     def candidates(self) -> list[Hit]:
         """The hits a caller must choose between when the result is ambiguous."""
-        return self.hits if self.ambiguous else []
+        if not self.ambiguous:
+            return []
+        wanted = set(self.candidate_ids)
+        return [h for h in self.hits if h.leaf_id in wanted] or self.hits
 
     def to_dict(self) -> dict:
         data = asdict(self)

@@ -10,8 +10,10 @@ Re-ranking happens after the exact BM25 candidates are known:
 Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's idf mass that
 the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
 different memories are tied within ambiguity_margin *and* match the same query words, so
-nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one covers
-less than MIN_COVERAGE of the query's weight (a stray word).
+nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
+stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and every
+query word it contains is common (in at least COMMON_SHARE of the leaves), or it covers less
+than MIN_COVERAGE whatever it matched.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from .bm25 import idf
 from .navigator import Candidate, Navigator
 from .query import parse_query
 
-MIN_COVERAGE = 0.3
+MIN_COVERAGE = 0.15
+STRAY_COVERAGE = 0.5
+COMMON_SHARE = 0.05
 CLUE_BOOST = 1.6
 CLUE_DEMOTE = 0.7
 OUTDATED_FACTOR = 0.5
 YEAR_BOOST = 1.5
-RECENCY_TIE = 0.01
+RECENCY_TIE = 1e-6
 
 
 @dataclass
@@ -101,7 +105,8 @@ class SearchEngine:
             result.not_found = True
             result.reason = "the matching memories could not be read; run `ihmt check`"
             return result
-        self._judge(result, ranked, query)
+        common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
+        self._judge(result, ranked, query, common)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -226,7 +231,7 @@ class SearchEngine:
         )
 
     # -- judgement ---------------------------------------------------------------------------
-    def _judge(self, result: SearchResult, ranked: list, query) -> None:
+    def _judge(self, result: SearchResult, ranked: list, query, common: set[str]) -> None:
         best = ranked[0]
         current = [c for c in ranked if not result_is_outdated(c, result)]
         lead = current[0] if current else best
@@ -236,7 +241,9 @@ class SearchEngine:
         margin = 1.0 if s1 <= 0 else max(0.0, min(1.0, (s1 - s2) / s1))
         coverage = lead.coverage
         result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
-        if coverage < MIN_COVERAGE:
+        matched_q = [t for t in query.terms if t in lead.matched]
+        stray = coverage < STRAY_COVERAGE and all(t in common for t in matched_q)
+        if query.terms and (coverage < MIN_COVERAGE or stray):
             result.not_found = True
             result.reason = (
                 "the closest memory shares only a stray word with the query "
@@ -252,9 +259,7 @@ class SearchEngine:
             contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
             if len(contents) >= 2:
                 result.ambiguous = True
-                tied_ids = {c.ref["id"] for c in tied}
-                ordered = [h for h in result.hits if h.leaf_id in tied_ids]
-                result.hits = ordered + [h for h in result.hits if h.leaf_id not in tied_ids]
+                result.candidate_ids = [c.ref["id"] for c in tied]
                 result.reason = (
                     f"{len(tied)} memories match this query equally well; give a clue "
                     "(a place, a date, a project) to choose"
