@@ -495,12 +495,21 @@ class IHMT:
         return self.consolidate(force=True)
 
     # -- search ----------------------------------------------------------------------------------
-    def search(self, query: str, top_k: int = 5, clue: str | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        top_k: int = 5,
+        clue: str | None = None,
+        leaf_filter=None,
+        boost=None,
+    ) -> SearchResult:
         if not isinstance(query, str):
             raise InputError("query must be a string")
         if clue is not None and not isinstance(clue, str):
             raise InputError("clue must be a string")
-        return self.engine.search(query, clue=clue, top_k=top_k)
+        return self.engine.search(
+            query, clue=clue, top_k=top_k, leaf_filter=leaf_filter, boost=boost
+        )
 
     def ask(
         self,

@@ -63,7 +63,17 @@ class SearchEngine:
         self.navigator = Navigator(tree, config.beam_width)
         self.time_context = time_context or TimeContext
 
-    def search(self, text: str, *, clue: str | None = None, top_k: int = 5) -> SearchResult:
+    def search(
+        self,
+        text: str,
+        *,
+        clue: str | None = None,
+        top_k: int = 5,
+        leaf_filter: Callable[[dict], bool] | None = None,
+        boost: Callable[[dict, float], float] | None = None,
+    ) -> SearchResult:
+        """``leaf_filter(ref)`` keeps or drops a leaf during the descent (scope, path prefix);
+        ``boost(ref, score)`` re-weights a candidate before judging (e.g. code-aware ranking)."""
         top_k = max(1, min(int(top_k), 50))
         query = parse_query(text, clue)
         result = SearchResult(query=query.text, clue=query.clue)
@@ -82,7 +92,7 @@ class SearchEngine:
         root = self.tree.read_root()
         result.total_nodes = int(root.get("counters", {}).get("branches", 0))
         k = max(top_k * 2, 10)
-        descent = self.navigator.descend(weights, avgdl, k, root)
+        descent = self.navigator.descend(weights, avgdl, k, root, leaf_filter)
         result.node_reads = descent.node_reads
         result.depth = descent.depth
         if not descent.candidates:
@@ -91,7 +101,7 @@ class SearchEngine:
             return result
         time = self.time_context()
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
-        ranked = self._rerank(descent.candidates, query, full_idf, time)
+        ranked = self._rerank(descent.candidates, query, full_idf, time, boost)
         ranked = self._pull_replacements(ranked, time, result)
         hits = []
         for cand in ranked[:top_k]:
@@ -114,7 +124,9 @@ class SearchEngine:
         return result
 
     # -- re-ranking -------------------------------------------------------------------------
-    def _rerank(self, cands: list[Candidate], query, full_idf: dict, time: TimeContext) -> list:
+    def _rerank(
+        self, cands: list[Candidate], query, full_idf: dict, time: TimeContext, boost=None
+    ) -> list:
         years = set(year_mentions(query.text))
         total_idf = sum(full_idf.values()) or 1.0
         for cand in cands:
@@ -133,6 +145,8 @@ class SearchEngine:
                 score *= YEAR_BOOST
             elif cand.ref["id"] in time.outdated or cand.ref["id"] in time.replaced_by:
                 score *= OUTDATED_FACTOR
+            if boost is not None:
+                score = boost(cand.ref, score)
             cand.adjusted = score
         cands.sort(key=lambda c: (-c.adjusted, c.ref["id"]))
         # near-ties: the more recent memory first (stable bubble over adjacent pairs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..tree.builder import Tree
@@ -45,7 +46,14 @@ class Navigator:
     def weights(self, query: Query, n: int, dfs: dict[str, int]) -> dict[str, float]:
         return {t: idf(dfs.get(t, 0), n) for t in query.all_terms if dfs.get(t, 0) > 0}
 
-    def descend(self, weights: dict[str, float], avgdl: float, k: int, root: dict) -> Descent:
+    def descend(
+        self,
+        weights: dict[str, float],
+        avgdl: float,
+        k: int,
+        root: dict,
+        leaf_filter: Callable[[dict], bool] | None = None,
+    ) -> Descent:
         counter = itertools.count()
         heap: list[tuple[float, int, dict, list[str]]] = []
         best: list[tuple[float, int, Candidate]] = []  # min-heap of the k best exact scores
@@ -55,6 +63,8 @@ class Navigator:
 
         def consider(ref: dict, path: list[str]) -> None:
             if ref["kind"] == "leaf":
+                if leaf_filter is not None and not leaf_filter(ref):
+                    return
                 score = score_counts(ref["tf"], ref["dl"], weights, avgdl)
                 if score <= 0:
                     return

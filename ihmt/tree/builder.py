@@ -73,6 +73,14 @@ def leaf_from_header(header: dict, body: str) -> MemoryLeaf:
     return MemoryLeaf(content=body, **data)
 
 
+def _in_rank_order(refs: list[dict]) -> list[dict]:
+    """Nodes stamped with a rank (a project's files in path order) group with their
+    neighbours; unranked nodes keep their arrival order."""
+    if refs and all("rank" in r for r in refs):
+        return sorted(refs, key=lambda r: r["rank"])
+    return list(refs)
+
+
 class NodeCache:
     """Parsed branch files, validated by (mtime, size) so another process's writes show up."""
 
@@ -224,7 +232,7 @@ class Tree:
         if not ready:
             return None
         ready.sort(key=lambda kv: (kv[0][1], kv[0][0]))
-        return ready[0][1][:bf]
+        return _in_rank_order(ready[0][1])[:bf]
 
     def _next_partial_group(self, bf: int) -> list[dict] | None:
         by_domain: dict[str, list[dict]] = {}
@@ -234,6 +242,7 @@ class Tree:
             refs = by_domain[domain]
             if len(refs) < 2:
                 continue
+            refs = _in_rank_order(refs)
             refs.sort(key=lambda r: r["layer"])
             lowest = refs[0]["layer"]
             group = [r for r in refs if r["layer"] == lowest][:bf]
@@ -283,6 +292,11 @@ class Tree:
             "date_to": date_to,
             "leaves": sum(leaf_count(c) for c in children),
             "children": len(children),
+            **(
+                {"rank": min(c["rank"] for c in children)}
+                if all("rank" in c for c in children)
+                else {}
+            ),
             "hi": hi,
             "rest_tf": rest,
             "min_dl": min_dl,

@@ -48,6 +48,7 @@ def leaf_ref(leaf: MemoryLeaf, counts: dict[str, int] | None = None) -> dict:
         "span": leaf.span,
         "dl": sum(counts.values()),
         "tf": counts,
+        **({"rank": leaf.extra["rank"]} if isinstance(leaf.extra.get("rank"), int) else {}),
     }
 
 
