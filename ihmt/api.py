@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import IHMTConfig, load_config
-from .errors import InputError, SecretDetectedError, StoreNotFoundError
+from .errors import InputError, SecretDetectedError, StoreCorruptError, StoreNotFoundError
 from .ingest.ingestor import prepare_document
 from .ingest.reader import decode_bytes, read_text_file, walk_files
 from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
@@ -27,7 +27,7 @@ from .store.catalog import Catalog
 from .store.layout import StoreLayout, resolve_workspace
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
-from .tree.builder import Tree
+from .tree.builder import Tree, read_leaf_file
 from .tree.heuristic import HeuristicSummarizer
 from .tree.summary import SummarizerBackend
 
@@ -337,17 +337,27 @@ class IHMT:
             all_leaves += leaves
             domain = prepared.detection.domain
             report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
-        before = self._resolver_generation_facts() if track_notices else set()
+        resolver = self.resolver if track_notices else None
+        before = set(resolver.notices()) if resolver is not None else set()
         fresh = self.store.write_leaves(all_leaves)
+        new_facts = list(self.store.last_facts) if fresh else []
         if stale:
             report.removed_leaves += self.store.remove_leaves(stale)
+        if resolver is not None:
+            # keep the timeline current without re-reading every fact from the catalog
+            from .timeline.facts import Fact
+
+            resolver.add_many(Fact.from_dict(f) for f in new_facts)
+            for leaf_id in stale:
+                resolver.remove_leaf(leaf_id)
+            self._resolver_cache = (self.catalog.generation(), resolver)
         report.leaves += len(all_leaves)
         report.new_leaves += len(fresh)
         report.unchanged_leaves += len(all_leaves) - len(fresh)
         report.oversized += sum(1 for leaf in all_leaves if leaf.oversized)
         report.leaf_ids += [leaf.leaf_id for leaf in all_leaves]
-        if fresh and track_notices:
-            report.notices += self._new_notices(before)
+        if resolver is not None and fresh:
+            report.notices += [n for n in resolver.notices() if n not in before]
         return all_leaves
 
     def _finish_write(self, consolidate: bool) -> None:
@@ -581,12 +591,6 @@ class IHMT:
         self._resolver_cache = (generation, resolver)
         return resolver
 
-    def _resolver_generation_facts(self) -> set[str]:
-        return set(self.resolver.notices())
-
-    def _new_notices(self, before: set[str]) -> list[str]:
-        return [n for n in self.resolver.notices() if n not in before]
-
     def record_fact(
         self,
         subject: str,
@@ -692,6 +696,111 @@ class IHMT:
         self.tree.save_root()
         self._export_facts()
         return notes
+
+    def reconcile(self) -> list[str]:
+        """Bring the derived state in line with the files on disk, incrementally.
+
+        Used after something other than this library changed the store folder (a git merge,
+        a copy): leaf files the catalog does not know are indexed, catalog entries whose file
+        vanished are dropped, forget tombstones are applied and records are replayed.
+        """
+        notes: list[str] = []
+        with self.store.writing():
+            tombstones = self._tombstones()
+            known = {r["path"]: r["id"] for r in self.catalog.all_leaves()}
+            on_disk = {self.layout.relative(p): p for p in self.store.leaf_files()}
+            gone = [leaf_id for path, leaf_id in known.items() if path not in on_disk]
+            gone += [leaf_id for leaf_id in known.values() if leaf_id in tombstones]
+            if gone:
+                self.store.remove_leaves(sorted(set(gone)))
+                notes.append(f"dropped {len(set(gone))} leaf/leaves removed on disk or forgotten")
+            fresh = []
+            for rel, path in on_disk.items():
+                if rel in known:
+                    continue
+                try:
+                    leaf = read_leaf_file(path)
+                except (OSError, StoreCorruptError) as exc:
+                    notes.append(f"skipped unreadable leaf {path.name}: {exc}")
+                    continue
+                if leaf.leaf_id in tombstones:
+                    path.unlink(missing_ok=True)
+                    notes.append(f"deleted forgotten leaf {leaf.leaf_id} that came back")
+                    continue
+                fresh.append(leaf)
+            for start in range(0, len(fresh), 500):
+                self.store.index_leaves(fresh[start : start + 500])
+            if fresh:
+                notes.append(f"indexed {len(fresh)} new leaf/leaves")
+            self._replay_records()
+            self.tree.consolidate(force=False)
+            self.tree.save_root()
+        return notes
+
+    def _tombstones(self) -> set[str]:
+        return {
+            r["leaf_id"] for r in read_records(self.layout.records, "tombstone") if "leaf_id" in r
+        }
+
+    def forget_targets(
+        self, leaf_id: str | None = None, source: str | None = None, match: str | None = None
+    ) -> list[MemoryLeaf]:
+        """The leaves a forget would remove (for a preview)."""
+        chosen = [x for x in (leaf_id, source, match) if x]
+        if len(chosen) != 1:
+            raise InputError("forget needs exactly one of: a leaf id, --source PATH, --match TEXT")
+        if leaf_id:
+            leaf = self.store.read_leaf(leaf_id.strip())
+            if leaf is None:
+                raise InputError(f"no memory with id {leaf_id!r}")
+            return [leaf]
+        if source:
+            leaves = self.leaves(source)
+            if not leaves:
+                raise InputError(f"no memory came from {source!r}")
+            return leaves
+        needle = " ".join(match.split()).casefold()
+        if len(needle) < 3:
+            raise InputError("--match needs at least 3 characters")
+        result = self.search(match, top_k=50)
+        found = []
+        for hit in result.hits:
+            if needle in " ".join(hit.content.split()).casefold():
+                leaf = self.store.read_leaf(hit.leaf_id)
+                if leaf is not None:
+                    found.append(leaf)
+        if not found:
+            raise InputError(f"no memory contains {match!r}")
+        return found
+
+    def forget(
+        self, leaf_id: str | None = None, source: str | None = None, match: str | None = None
+    ) -> list[str]:
+        """Remove memories for good: the leaf file, every summary and index that mentioned it,
+        its facts and links; a tombstone keeps rebuilds and syncs from resurrecting it."""
+        targets = self.forget_targets(leaf_id, source, match)
+        ids = [leaf.leaf_id for leaf in targets]
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with self.store.writing():
+            for lid in ids:
+                write_record(
+                    self.layout.records, "tombstone", {"leaf_id": lid, "forgotten_at": stamp}
+                )
+            self.store.remove_leaves(ids)
+            with self.catalog.transaction() as conn:
+                for lid in ids:
+                    conn.execute("DELETE FROM links WHERE old_id=? OR new_id=?", (lid, lid))
+                self.tree._entries_generation = self.catalog.bump_generation(conn)
+            for rec_path in self.layout.records.glob("outdated-*.json"):
+                try:
+                    rec = json.loads(rec_path.read_text(encoding="utf-8"))
+                except (OSError, json.JSONDecodeError):
+                    continue
+                if rec.get("old_id") in ids or rec.get("new_id") in ids:
+                    rec_path.unlink(missing_ok=True)
+            self.tree.save_root()
+            self.catalog.checkpoint()
+        return ids
 
     def _export_facts(self) -> None:
         data = self.resolver.to_list()

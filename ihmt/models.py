@@ -25,9 +25,22 @@ class MemoryLeaf:
     extra: dict = field(default_factory=dict)
 
     def header(self) -> dict:
-        data = asdict(self)
-        data.pop("content")
-        return data
+        """Everything but the text, in a stable order (the leaf file's JSON header)."""
+        return {
+            "leaf_id": self.leaf_id,
+            "timestamp": self.timestamp,
+            "data_type": self.data_type,
+            "domain": self.domain,
+            "source": self.source,
+            "position": self.position,
+            "tags": list(self.tags),
+            "span": dict(self.span),
+            "checksum": self.checksum,
+            "oversized": self.oversized,
+            "title": self.title,
+            "ingested_at": self.ingested_at,
+            "extra": dict(self.extra),
+        }
 
 
 @dataclass

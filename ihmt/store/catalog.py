@@ -88,6 +88,8 @@ class Catalog:
                 )
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
+                # forgotten text must not linger in free pages of the database file
+                conn.execute("PRAGMA secure_delete=ON")
                 if not self._ready:
                     conn.executescript(_SCHEMA)
                     self._ready = True
@@ -97,6 +99,13 @@ class Catalog:
                 ) from None
             self._local.conn = conn
         return conn
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database and truncate it (after a forget)."""
+        try:
+            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.DatabaseError:
+            pass
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -177,36 +186,80 @@ class Catalog:
     # -- leaves -----------------------------------------------------------------------------
     def add_leaf(self, conn: sqlite3.Connection, row: dict, term_set: Iterable[str]) -> bool:
         """Index one leaf; False when it was already indexed (idempotent re-ingest)."""
-        if conn.execute("SELECT 1 FROM leaves WHERE id=?", (row["id"],)).fetchone():
-            return False
-        seq = self._next_seq(conn)
-        conn.execute(
+        return bool(self.add_leaves(conn, [(row, term_set)]))
+
+    def add_leaves(
+        self, conn: sqlite3.Connection, items: list[tuple[dict, Iterable[str]]]
+    ) -> set[str]:
+        """Index many leaves in one pass; returns the ids that were new."""
+        ids = [row["id"] for row, _ in items]
+        present: set[str] = set()
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            present.update(
+                r[0] for r in conn.execute(f"SELECT id FROM leaves WHERE id IN ({marks})", chunk)
+            )
+        fresh = []
+        seen: set[str] = set()
+        for row, terms in items:
+            if row["id"] in present or row["id"] in seen:
+                continue
+            seen.add(row["id"])
+            fresh.append((row, set(terms)))
+        if not fresh:
+            return set()
+        first = self._next_seq(conn)
+        self.set_meta(conn, "seq", first + len(fresh) - 1)
+        conn.executemany(
             "INSERT INTO leaves(id, seq, domain, source, position, path, timestamp, data_type,"
             " checksum, dl, parent) VALUES(?,?,?,?,?,?,?,?,?,?,NULL)",
-            (
-                row["id"],
-                seq,
-                row["domain"],
-                row["source"],
-                row["position"],
-                row["path"],
-                row["timestamp"],
-                row["data_type"],
-                row["checksum"],
-                row["dl"],
-            ),
+            [
+                (
+                    row["id"],
+                    first + i,
+                    row["domain"],
+                    row["source"],
+                    row["position"],
+                    row["path"],
+                    row["timestamp"],
+                    row["data_type"],
+                    row["checksum"],
+                    row["dl"],
+                )
+                for i, (row, _) in enumerate(fresh)
+            ],
         )
+        df: dict[str, int] = {}
+        per_domain: dict[str, int] = {}
+        total_dl = 0
+        for row, terms in fresh:
+            for term in terms:
+                df[term] = df.get(term, 0) + 1
+            per_domain[row["domain"]] = per_domain.get(row["domain"], 0) + 1
+            total_dl += row["dl"]
         conn.executemany(
-            "INSERT INTO terms(term, df) VALUES(?, 1) ON CONFLICT(term) DO UPDATE SET df=df+1",
-            [(t,) for t in set(term_set)],
+            "INSERT INTO terms(term, df) VALUES(?, ?) ON CONFLICT(term) DO UPDATE SET"
+            " df=df+excluded.df",
+            list(df.items()),
         )
-        self._add_counts(conn, 1, row["dl"])
-        return True
+        self._add_counts(conn, len(fresh), total_dl)
+        for domain, count in per_domain.items():
+            self._bump(conn, f"leaves_domain:{domain}", count)
+        return {row["id"] for row, _ in fresh}
+
+    def _bump(self, conn: sqlite3.Connection, key: str, delta: int) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET"
+            " value=CAST(CAST(value AS INTEGER) + ? AS TEXT)",
+            (key, str(delta), delta),
+        )
 
     def remove_leaf(self, conn: sqlite3.Connection, leaf_id: str, term_set: Iterable[str]) -> None:
-        row = conn.execute("SELECT dl FROM leaves WHERE id=?", (leaf_id,)).fetchone()
+        row = conn.execute("SELECT dl, domain FROM leaves WHERE id=?", (leaf_id,)).fetchone()
         if not row:
             return
+        self._bump(conn, f"leaves_domain:{row[1]}", -1)
         conn.execute("DELETE FROM leaves WHERE id=?", (leaf_id,))
         conn.executemany("UPDATE terms SET df=df-1 WHERE term=?", [(t,) for t in set(term_set)])
         conn.execute("DELETE FROM terms WHERE df<=0")
@@ -269,16 +322,24 @@ class Catalog:
             "INSERT INTO branches(id, seq, layer, domain, path, parent) VALUES(?,?,?,?,?,NULL)",
             (branch_id, seq, layer, domain, path),
         )
+        self._bump(conn, f"branches_layer:{layer}", 1)
 
     def remove_branch(self, conn: sqlite3.Connection, branch_id: str) -> None:
-        conn.execute("DELETE FROM branches WHERE id=?", (branch_id,))
+        row = conn.execute("SELECT layer FROM branches WHERE id=?", (branch_id,)).fetchone()
+        if row:
+            conn.execute("DELETE FROM branches WHERE id=?", (branch_id,))
+            self._bump(conn, f"branches_layer:{row[0]}", -1)
 
     def set_parent(
         self, conn: sqlite3.Connection, child_ids: Iterable[str], parent: str | None
     ) -> None:
-        for child in child_ids:
-            table = "leaves" if child.startswith("L-") else "branches"
-            conn.execute(f"UPDATE {table} SET parent=? WHERE id=?", (parent, child))
+        child_ids = list(child_ids)
+        leaves = [(parent, c) for c in child_ids if c.startswith("L-")]
+        branches = [(parent, c) for c in child_ids if not c.startswith("L-")]
+        if leaves:
+            conn.executemany("UPDATE leaves SET parent=? WHERE id=?", leaves)
+        if branches:
+            conn.executemany("UPDATE branches SET parent=? WHERE id=?", branches)
 
     def branch_row(self, branch_id: str) -> dict | None:
         rows = self.query(
@@ -341,9 +402,21 @@ class Catalog:
         return [json.loads(r[0]) for r in self.query("SELECT data FROM facts ORDER BY rowid")]
 
     def counts(self) -> dict:
-        leaves = self.query("SELECT COUNT(*) FROM leaves")[0][0]
-        per_layer = dict(self.query("SELECT layer, COUNT(*) FROM branches GROUP BY layer"))
-        per_domain = dict(self.query("SELECT domain, COUNT(*) FROM leaves GROUP BY domain"))
+        """Counters kept in meta by every insert and delete: no table scan, O(1) in n."""
+        per_layer: dict[int, int] = {}
+        per_domain: dict[str, int] = {}
+        leaves = 0
+        for key, value in self.query(
+            "SELECT key, value FROM meta WHERE key LIKE 'branches_layer:%'"
+            " OR key LIKE 'leaves_domain:%' OR key='n_leaves'"
+        ):
+            count = int(value)
+            if key == "n_leaves":
+                leaves = count
+            elif count > 0 and key.startswith("branches_layer:"):
+                per_layer[int(key.split(":", 1)[1])] = count
+            elif count > 0:
+                per_domain[key.split(":", 1)[1]] = count
         return {"leaves": leaves, "branches_per_layer": per_layer, "leaves_per_domain": per_domain}
 
 

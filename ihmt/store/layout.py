@@ -14,6 +14,7 @@ W/ihmt_memory/
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ def resolve_workspace(path: str | os.PathLike | None) -> Path:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+@functools.lru_cache(maxsize=256)
 def domain_dirname(domain: str) -> str:
     """A folder name for a domain that is safe on every file system."""
     name = _UNSAFE.sub("_", domain).strip("._") or "general"
@@ -94,13 +96,17 @@ class StoreLayout:
         return self.state / "write.lock"
 
     def leaf_path(self, domain: str, leaf_id: str) -> Path:
-        return self.layer0 / domain_dirname(domain) / f"{leaf_id}.txt"
+        return Path(os.path.join(self.layer0, domain_dirname(domain), leaf_id + ".txt"))
 
     def branch_path(self, layer: int, branch_id: str) -> Path:
         return self.layers / str(layer) / f"{branch_id}.json"
 
     def relative(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+        text = os.fspath(path)
+        root = os.fspath(self.root) + os.sep
+        if text.startswith(root):
+            return text[len(root) :].replace(os.sep, "/")
+        return Path(path).relative_to(self.root).as_posix()
 
     def exists(self) -> bool:
         return self.root_json.is_file() or self.config.is_file()

@@ -55,6 +55,7 @@ class MemoryStore:
         self.catalog = catalog
         self.lock = StoreLock(layout.lock)
         self.fact_hook = None  # callable(leaf) -> list[dict], set by the facade
+        self.last_facts: list[dict] = []  # facts extracted by the last index_leaves call
 
     # -- locking and recovery ----------------------------------------------------------------
     @contextlib.contextmanager
@@ -139,15 +140,25 @@ class MemoryStore:
         return fresh
 
     def index_leaves(self, leaves: list[MemoryLeaf]) -> None:
-        refs = []
+        counted = [(leaf, leaf_terms(leaf)) for leaf in leaves]
         with self.catalog.transaction() as conn:
-            for leaf in leaves:
-                counts = leaf_terms(leaf)
-                dl = sum(counts.values())
-                if self.catalog.add_leaf(conn, leaf_row(self.layout, leaf, dl), counts.keys()):
+            fresh = self.catalog.add_leaves(
+                conn,
+                [
+                    (leaf_row(self.layout, leaf, sum(counts.values())), counts.keys())
+                    for leaf, counts in counted
+                ],
+            )
+            refs = []
+            facts = []
+            for leaf, counts in counted:
+                if leaf.leaf_id in fresh:
+                    fresh.discard(leaf.leaf_id)
                     refs.append(leaf_ref(leaf, counts))
                     if self.fact_hook is not None:
-                        self.catalog.add_facts(conn, self.fact_hook(leaf))
+                        facts += self.fact_hook(leaf)
+            if facts:
+                self.catalog.add_facts(conn, facts)
             paths = [
                 self.layout.relative(self.layout.leaf_path(x.domain, x.leaf_id)) for x in leaves
             ]
@@ -156,6 +167,7 @@ class MemoryStore:
         self.tree.entries_unchecked()
         self.tree._entries_generation = generation
         self.tree.add_entries(refs)
+        self.last_facts = facts
 
     def remove_leaves(self, leaf_ids: list[str]) -> int:
         """Take leaves out of the tree, the catalog and the disk (announced first)."""

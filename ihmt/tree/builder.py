@@ -45,6 +45,7 @@ from .trunk import load_root, render_root, write_root
 
 log = logging.getLogger("ihmt.tree")
 BRANCH_FORMAT = 1
+EVENT_BATCH = 512  # events written and registered per catalog transaction
 
 
 def branch_layer(node_id: str) -> int:
@@ -213,26 +214,31 @@ class Tree:
         events = 0
         bf = self.config.branch_factor
         while True:
-            group = self._next_full_group(bf)
-            if group is None and force:
+            groups = self._full_groups(bf)
+            if not groups and force:
                 group = self._next_partial_group(bf)
-            if group is None:
+                groups = [group] if group else []
+            if not groups:
                 break
-            self._event(group)
-            events += 1
+            for start in range(0, len(groups), EVENT_BATCH):
+                self._events(groups[start : start + EVENT_BATCH])
+            events += len(groups)
         return events
 
-    def _next_full_group(self, bf: int) -> list[dict] | None:
+    def _full_groups(self, bf: int) -> list[list[dict]]:
+        """Every full group at the lowest layer that has one (one pass over the trunk)."""
         buckets: dict[tuple[str, int], list[dict]] = {}
         for ref in self.entries():
-            key = (ref["domain"], ref["layer"])
-            bucket = buckets.setdefault(key, [])
-            bucket.append(ref)
-        ready = [(k, v) for k, v in buckets.items() if len(v) >= bf]
+            buckets.setdefault((ref["domain"], ref["layer"]), []).append(ref)
+        ready = [key for key, refs in buckets.items() if len(refs) >= bf]
         if not ready:
-            return None
-        ready.sort(key=lambda kv: (kv[0][1], kv[0][0]))
-        return _in_rank_order(ready[0][1])[:bf]
+            return []
+        lowest = min(layer for _, layer in ready)
+        groups = []
+        for key in sorted(k for k in ready if k[1] == lowest):
+            ordered = _in_rank_order(buckets[key])
+            groups += [ordered[i : i + bf] for i in range(0, len(ordered) - bf + 1, bf)]
+        return groups
 
     def _next_partial_group(self, bf: int) -> list[dict] | None:
         by_domain: dict[str, list[dict]] = {}
@@ -321,29 +327,37 @@ class Tree:
             "self": self_ref,
         }
 
-    def _write_branch(self, branch: dict) -> Path:
+    def _write_branch(self, branch: dict, durable: bool = True) -> Path:
         path = self.layout.branch_path(branch["layer"], branch["branch_id"])
-        atomic_write_text(path, json.dumps(branch, ensure_ascii=False, separators=(",", ":")))
+        atomic_write_text(
+            path, json.dumps(branch, ensure_ascii=False, separators=(",", ":")), durable=durable
+        )
         self.cache.forget(path)
         return path
 
-    def _event(self, children: list[dict]) -> None:
-        branch = self.build_branch(children)
-        path = self._write_branch(branch)
+    def _events(self, groups: list[list[dict]]) -> None:
+        """Write the branches of several events, make them durable, then register them all
+        in one transaction: a kill before the commit leaves only unreferenced files."""
+        branches = [self.build_branch(children) for children in groups]
+        bulk = len(branches) > 8 and hasattr(os, "sync")
+        paths = [self._write_branch(branch, durable=not bulk) for branch in branches]
+        if bulk:
+            os.sync()
         with self.catalog.transaction() as conn:
-            self.catalog.add_branch(
-                conn,
-                branch["branch_id"],
-                branch["layer"],
-                branch["domain"],
-                self.layout.relative(path),
-            )
-            self.catalog.set_parent(conn, [c["id"] for c in children], branch["branch_id"])
+            for branch, children, path in zip(branches, groups, paths, strict=True):
+                self.catalog.add_branch(
+                    conn,
+                    branch["branch_id"],
+                    branch["layer"],
+                    branch["domain"],
+                    self.layout.relative(path),
+                )
+                self.catalog.set_parent(conn, [c["id"] for c in children], branch["branch_id"])
             generation = self.catalog.bump_generation(conn)
-        child_ids = {c["id"] for c in children}
+        child_ids = {c["id"] for children in groups for c in children}
         entries = self.entries_unchecked()
         entries[:] = [r for r in entries if r["id"] not in child_ids]
-        entries.append(branch["self"])
+        entries.extend(branch["self"] for branch in branches)
         self._entries_generation = generation
 
     def entries_unchecked(self) -> list[dict]:

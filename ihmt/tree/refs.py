@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..models import MemoryLeaf
 from ..text.keywords import excerpt as make_excerpt
-from ..text.keywords import title_of, top_keywords
+from ..text.keywords import title_of
 from ..text.tokenize import term_counts
 from .sketch import Sketch
 
@@ -41,7 +41,7 @@ def leaf_ref(leaf: MemoryLeaf, counts: dict[str, int] | None = None) -> dict:
         "domain": leaf.domain,
         "title": leaf.title or title_of(leaf.content),
         "excerpt": make_excerpt(leaf.content),
-        "keywords": top_keywords([leaf.content], 8),
+        "keywords": _keywords_from_counts(counts, 8),
         "tags": leaf.tags[:12],
         "date": leaf.timestamp,
         "source": leaf.source,
@@ -50,6 +50,14 @@ def leaf_ref(leaf: MemoryLeaf, counts: dict[str, int] | None = None) -> dict:
         "tf": counts,
         **({"rank": leaf.extra["rank"]} if isinstance(leaf.extra.get("rank"), int) else {}),
     }
+
+
+def _keywords_from_counts(counts: dict[str, int], n: int) -> list[str]:
+    """Most frequent terms (first appearance breaks ties; longer than 2 chars first): the
+    same ranking top_keywords applies, without tokenizing the text a second time."""
+    order = {t: i for i, t in enumerate(counts)}
+    ranked = sorted(counts, key=lambda t: (len(t) <= 2, -counts[t], order[t]))
+    return ranked[:n]
 
 
 def ref_bounds(ref: dict) -> tuple[dict[str, int], int, int]:
