@@ -21,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
 from ..config import IHMTConfig
@@ -48,8 +49,14 @@ BRANCH_FORMAT = 1
 EVENT_BATCH = 512  # events written and registered per catalog transaction
 
 
+_NODE_ID = re.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9._-]{1,200}")
+
+
 def branch_layer(node_id: str) -> int:
-    """Layer encoded in a node id: L-… is 0, N3-… is 3."""
+    """Layer encoded in a node id: L-… is 0, N3-… is 3. Ids come from files and callers
+    (GUI, MCP), so anything that is not a well-formed id is refused before it becomes a path."""
+    if not isinstance(node_id, str) or not _NODE_ID.fullmatch(node_id) or ".." in node_id:
+        raise StoreCorruptError(f"malformed node id {str(node_id)[:80]!r}")
     if node_id.startswith("L-"):
         return 0
     try:

@@ -1,0 +1,448 @@
+"""The GUI's JSON endpoints: each one makes a facade call and formats the answer for app.js.
+
+No retrieval or timeline logic lives here; the facade decides, this module only shapes JSON.
+Every endpoint is read-only over the memory: the only writes are creating a store and writing a
+previewed ``.mcp.json`` (see setup.py), both after an explicit confirmation.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import __version__
+from ..api import IHMT
+from ..errors import IHMTError, InputError, StoreNotFoundError
+from ..render import source_label
+from ..store.layout import StoreLayout, resolve_workspace
+from .setup import FolderFence, OutsideRootError, SetupService, mcp_server_path, snippets
+
+log = logging.getLogger("ihmt.gui")
+
+NODE_ID = re.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9_.-]{1,200}")
+PAGE_DEFAULT = 100
+PAGE_MAX = 500
+DESCENT_SIBLINGS = 5  # siblings shown beside the path at each level of the Diagnose tree
+LEAF_TEXT_MAX = 200_000
+QUERY_MAX = 2_000
+REF_FIELDS = (
+    "id",
+    "kind",
+    "layer",
+    "domain",
+    "title",
+    "excerpt",
+    "keywords",
+    "tags",
+    "date",
+    "date_from",
+    "date_to",
+    "leaves",
+    "children",
+    "source",
+    "span",
+)
+
+
+class ApiError(Exception):
+    """An HTTP status and a one-line message for the page."""
+
+    def __init__(self, status: int, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+Handler = Callable[[dict, dict], dict]
+
+
+class GuiApp:
+    """State of one GUI process: the active memory folder, the folder fence and the previews."""
+
+    def __init__(self, workspace=None, browse_root=None) -> None:
+        self.fence = FolderFence(browse_root if browse_root is not None else Path.home())
+        self.setup = SetupService(self.fence)
+        self.workspace = resolve_workspace(workspace)
+        self._memory: IHMT | None = None
+        self._lock = threading.RLock()
+        self.routes: dict[tuple[str, str], Handler] = {
+            ("GET", "/api/info"): self.info,
+            ("GET", "/api/overview"): self.overview,
+            ("GET", "/api/node"): self.node,
+            ("GET", "/api/leaf"): self.leaf,
+            ("POST", "/api/search"): self.search,
+            ("GET", "/api/timeline"): self.timeline,
+            ("GET", "/api/fs/list"): self.fs_list,
+            ("POST", "/api/memory/select"): self.select_memory,
+            ("GET", "/api/setup/snippets"): self.setup_snippets,
+            ("POST", "/api/setup/preview"): self.setup_preview,
+            ("POST", "/api/setup/confirm"): self.setup_confirm,
+        }
+
+    # -- dispatch ---------------------------------------------------------------------------------
+    def dispatch(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict]:
+        handler = self.routes.get((method, route))
+        if handler is None:
+            known = any(path == route for _m, path in self.routes)
+            return (
+                (405, {"error": "method not allowed"}) if known else (404, {"error": "not found"})
+            )
+        try:
+            with self._lock:
+                return 200, handler(query, body)
+        except ApiError as exc:
+            return exc.status, {"error": str(exc), "code": exc.code}
+        except OutsideRootError as exc:
+            return 403, {"error": str(exc), "code": "outside_root"}
+        except StoreNotFoundError as exc:
+            return 404, {"error": str(exc), "code": "no_store"}
+        except IHMTError as exc:
+            return 400, {"error": str(exc), "code": type(exc).__name__}
+        except Exception:  # a bug must not kill the server or leak a traceback to the page
+            log.exception("GUI endpoint %s failed", route)
+            return 500, {"error": "internal error; see the terminal running the GUI"}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
+
+    # -- the active memory -------------------------------------------------------------------------
+    def memory(self) -> IHMT:
+        if self._memory is None:
+            layout = StoreLayout(self.workspace)
+            if not layout.exists():
+                raise StoreNotFoundError(f"no IHMT store at {layout.root} yet; create it in Set up")
+            self._memory = IHMT.open(self.workspace)
+        return self._memory
+
+    def _switch(self, workspace: Path) -> None:
+        self.close()
+        self.workspace = workspace
+
+    # -- endpoints: information --------------------------------------------------------------------
+    def info(self, query: dict, body: dict) -> dict:
+        layout = StoreLayout(self.workspace)
+        server = mcp_server_path()
+        return {
+            "version": __version__,
+            "workspace": str(self.workspace),
+            "store": str(layout.root),
+            "exists": layout.exists(),
+            "browse_root": str(self.fence.root),
+            "mcp_server": str(server),
+            "mcp_server_exists": server.is_file(),
+            "read_only": True,
+        }
+
+    def overview(self, query: dict, body: dict) -> dict:
+        memory = self.memory()
+        root = memory.tree.read_root()
+        per_domain: dict[str, int] = {}
+        for ref in root.get("entries", []):
+            per_domain[ref["domain"]] = per_domain.get(ref["domain"], 0) + 1
+        domains = [
+            {
+                "name": name,
+                "leaves": info.get("leaves", 0),
+                "topics": info.get("topics", [])[:8],
+                "date_from": info.get("date_from", ""),
+                "date_to": info.get("date_to", ""),
+                "entries": per_domain.get(name, 0),
+            }
+            for name, info in root.get("domains", {}).items()
+        ]
+        domains.sort(key=lambda d: (-d["leaves"], d["name"]))
+        counters = root.get("counters", {})
+        return {
+            "workspace": str(self.workspace),
+            "store": str(memory.path),
+            "leaves": counters.get("leaves", 0),
+            "branches": counters.get("branches", 0),
+            "layers": counters.get("layers", 0),
+            "branches_per_layer": counters.get("branches_per_layer", {}),
+            "entries": len(root.get("entries", [])),
+            "updated_at": root.get("updated_at", ""),
+            "domains": domains,
+        }
+
+    # -- endpoints: Explore --------------------------------------------------------------------------
+    def node(self, query: dict, body: dict) -> dict:
+        memory = self.memory()
+        node_id = query.get("id") or "root"
+        offset, limit = _page(query)
+        if node_id == "root":
+            domain = query.get("domain") or ""
+            refs = [
+                r
+                for r in memory.tree.read_root().get("entries", [])
+                if not domain or r["domain"] == domain
+            ]
+            this = {"id": "root", "kind": "root", "domain": domain}
+        else:
+            branch = self._branch(memory, node_id)
+            refs = branch.get("children", [])
+            this = self._ref(branch.get("self", {"id": node_id, "kind": "branch"}))
+        page = refs[offset : offset + limit]
+        ctx = memory._time_context()
+        return {
+            "node": this,
+            "total": len(refs),
+            "offset": offset,
+            "children": [self._ref(r, ctx) for r in page],
+        }
+
+    def leaf(self, query: dict, body: dict) -> dict:
+        memory = self.memory()
+        leaf_id = _node_id(query.get("id"), leaf=True)
+        leaf = memory.store.read_leaf(leaf_id)
+        if leaf is None:
+            raise ApiError(404, f"no memory with id {leaf_id}")
+        outdated = memory._time_context()
+        content = leaf.content
+        return {
+            "id": leaf.leaf_id,
+            "content": content[:LEAF_TEXT_MAX],
+            "truncated": len(content) > LEAF_TEXT_MAX,
+            "chars": len(content),
+            "timestamp": leaf.timestamp,
+            "data_type": leaf.data_type,
+            "domain": leaf.domain,
+            "source": leaf.source,
+            "source_label": source_label(leaf.source),
+            "title": leaf.title,
+            "tags": leaf.tags,
+            "span": leaf.span,
+            "position": leaf.position,
+            "oversized": leaf.oversized,
+            "path": memory.engine.path_of(leaf.leaf_id),
+            "outdated": leaf.leaf_id in outdated.outdated,
+            "notices": outdated.outdated.get(leaf.leaf_id, []),
+            "replaced_by": outdated.replaced_by.get(leaf.leaf_id),
+        }
+
+    def _branch(self, memory: IHMT, node_id: object) -> dict:
+        node_id = _node_id(node_id, leaf=False)
+        if memory.catalog.branch_row(node_id) is None:
+            raise ApiError(404, f"no branch with id {node_id}")
+        return memory.tree.read_branch(node_id)
+
+    @staticmethod
+    def _ref(ref: dict, ctx=None) -> dict:
+        """A child reference without its scoring internals, plus its OUTDATED state."""
+        out = {k: ref[k] for k in REF_FIELDS if k in ref}
+        if ref.get("kind") == "leaf" and ctx is not None:
+            out["source_label"] = source_label(ref.get("source", ""))
+            notices = ctx.outdated.get(ref["id"], [])
+            out["outdated"] = bool(notices)
+            out["notices"] = notices
+            out["replaced_by"] = ctx.replaced_by.get(ref["id"])
+        return out
+
+    # -- endpoints: Diagnose -----------------------------------------------------------------------
+    def search(self, query: dict, body: dict) -> dict:
+        text = body.get("query")
+        clue = body.get("clue") or None
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("type something to search for")
+        if len(text) > QUERY_MAX or (isinstance(clue, str) and len(clue) > QUERY_MAX):
+            raise InputError(f"the query is longer than {QUERY_MAX} characters")
+        top_k = body.get("top_k", 5)
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 20:
+            raise InputError("top_k must be a number from 1 to 20")
+        memory = self.memory()
+        started = time.perf_counter()
+        result = memory.search(text, top_k=top_k, clue=clue)
+        elapsed = time.perf_counter() - started
+        counters = memory.tree.read_root().get("counters", {})
+        total_leaves = result.total_leaves or counters.get("leaves", 0)
+        total_nodes = result.total_nodes or counters.get("branches", 0)
+        hits = [
+            {
+                "rank": i + 1,
+                "id": h.leaf_id,
+                "score": round(h.score, 4),
+                "path": h.path,
+                "timestamp": h.timestamp,
+                "domain": h.domain,
+                "source": h.source,
+                "source_label": source_label(h.source),
+                "title": h.title,
+                "excerpt": h.excerpt,
+                "content": h.content[:4000],
+                "outdated": h.outdated,
+                "notices": h.notices,
+                "matched_terms": h.matched_terms,
+                "coverage": round(h.coverage, 3),
+            }
+            for i, h in enumerate(result.hits)
+        ]
+        return {
+            "query": result.query,
+            "clue": result.clue,
+            "confidence": round(result.confidence, 3),
+            "ambiguous": result.ambiguous,
+            "not_found": result.not_found,
+            "reason": result.reason,
+            "node_reads": result.node_reads,
+            "leaf_reads": result.leaf_reads,
+            "files_opened": result.node_reads + result.leaf_reads,
+            "total_leaves": total_leaves,
+            "total_nodes": total_nodes,
+            "total_files": total_leaves + total_nodes,
+            "depth": result.depth,
+            "notices": result.notices,
+            "elapsed_ms": round(elapsed * 1000, 1),
+            "hits": hits,
+            "candidates": [h["id"] for h in hits] if result.ambiguous else [],
+            "descent": self._descent(memory, result.hits) if hits else None,
+        }
+
+    def _descent(self, memory: IHMT, hits) -> dict:
+        """The tree around the hits' paths: each level's children, the path ones expanded."""
+        best = hits[0].path
+        rank = {h.leaf_id: i + 1 for i, h in enumerate(hits)}
+        on_path = {node for h in hits for node in h.path}
+        ctx = memory._time_context()
+
+        def level(node_id: str, depth: int) -> dict:
+            if node_id == "root":
+                refs = memory.tree.read_root().get("entries", [])
+            else:
+                try:
+                    refs = memory.tree.read_branch(node_id).get("children", [])
+                except IHMTError:
+                    return {"items": [], "hidden": 0}
+            items, others = [], 0
+            for ref in refs:
+                ident = ref["id"]
+                if ident not in on_path:
+                    others += 1
+                    if others > DESCENT_SIBLINGS:
+                        continue
+                item = self._ref(ref, ctx)
+                item["on_path"] = ident in on_path
+                item["best"] = ident in best
+                item["hit_rank"] = rank.get(ident)
+                if item["on_path"] and ref["kind"] == "branch" and depth < 64:
+                    item["level"] = level(ident, depth + 1)
+                items.append(item)
+            return {"items": items, "hidden": max(0, others - DESCENT_SIBLINGS)}
+
+        return {"best_path": best, "root": level("root", 0)}
+
+    # -- endpoints: Timeline ---------------------------------------------------------------------------
+    def timeline(self, query: dict, body: dict) -> dict:
+        resolver = self.memory().resolver
+        keys = []
+        for key, active in resolver.active_state().items():
+            subject, _, attribute = key.partition("::")
+            periods = [
+                {
+                    "value": f.value,
+                    "status": f.status,
+                    "valid_from": f.valid_from or f.timestamp,
+                    "valid_to": f.valid_to,
+                    "source_leaf": f.source_leaf,
+                    "origin": f.origin,
+                    "confirmations": list(f.confirmations or []),
+                }
+                for f in resolver.timeline(key)
+            ]
+            keys.append(
+                {
+                    "key": key,
+                    "subject": subject,
+                    "attribute": attribute,
+                    "active": active.value,
+                    "since": active.valid_from or active.timestamp,
+                    "periods": periods,
+                }
+            )
+        changes = [
+            {
+                "key": c.key,
+                "old_value": c.old_value,
+                "old_timestamp": c.old_timestamp,
+                "new_value": c.new_value,
+                "new_timestamp": c.new_timestamp,
+                "old_leaf": c.old_leaf,
+                "new_leaf": c.new_leaf,
+                "notice": c.notice(),
+            }
+            for c in resolver.contradictions()
+        ]
+        return {
+            "now": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "subjects": sorted({k["subject"] for k in keys}),
+            "keys": keys,
+            "contradictions": changes,
+            "facts": len(resolver),
+        }
+
+    # -- endpoints: Set up -----------------------------------------------------------------------------
+    def fs_list(self, query: dict, body: dict) -> dict:
+        return self.fence.listing(query.get("path") or None)
+
+    def select_memory(self, query: dict, body: dict) -> dict:
+        folder = self.fence.check(_text(body, "folder"))
+        self._switch(resolve_workspace(folder))
+        return self.info({}, {})
+
+    def setup_snippets(self, query: dict, body: dict) -> dict:
+        return snippets(self.workspace)
+
+    def setup_preview(self, query: dict, body: dict) -> dict:
+        kind = body.get("kind")
+        if kind == "store":
+            name = body.get("name") or None
+            return self.setup.preview_store(_text(body, "folder"), name)
+        if kind == "project":
+            replace = body.get("replace", False) is True
+            return self.setup.preview_project(_text(body, "folder"), self.workspace, replace)
+        raise InputError('kind must be "store" or "project"')
+
+    def setup_confirm(self, query: dict, body: dict) -> dict:
+        preview = self.setup.take(body.get("id"))
+        if preview.kind == "store":
+            workspace = self.setup.check_store_target(preview)
+            memory = IHMT.initialize(workspace)
+            memory.close()
+            self._switch(workspace)
+            return {
+                "kind": "store",
+                "created": str(StoreLayout(workspace).root),
+                **self.info({}, {}),
+            }
+        return {"kind": "project", **self.setup.write_project(preview)}
+
+
+def _text(body: dict, key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not value:
+        raise InputError(f'"{key}" must be a non-empty string')
+    return value
+
+
+def _node_id(value: object, *, leaf: bool) -> str:
+    if not isinstance(value, str) or not NODE_ID.fullmatch(value) or ".." in value:
+        raise ApiError(400, "malformed node id")
+    if leaf != value.startswith("L-"):
+        raise ApiError(400, "malformed node id")
+    return value
+
+
+def _page(query: dict) -> tuple[int, int]:
+    try:
+        offset = int(query.get("offset") or 0)
+        limit = int(query.get("limit") or PAGE_DEFAULT)
+    except ValueError:
+        raise ApiError(400, "offset and limit must be numbers") from None
+    if offset < 0 or not 1 <= limit <= PAGE_MAX:
+        raise ApiError(400, f"offset must be >= 0 and limit between 1 and {PAGE_MAX}")
+    return offset, limit

@@ -1,0 +1,418 @@
+"""Set-up logic for the GUI: a fenced folder browser, registration snippets, preview/confirm writes.
+
+Why a preview/confirm pair: the token that guards the API lives in a URL, and URLs leak. So the
+one endpoint that writes takes nothing but the id of a preview made moments earlier; the path,
+the bytes and the original file's checksum are all fixed at preview time, on the server. A page
+holding a stolen token can at most create a store or a ``.mcp.json`` inside the folder tree the
+user allowed at start-up, and only after previewing exactly that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+from ..store.atomic import atomic_write_bytes
+from ..store.layout import STORE_DIRNAME, StoreLayout, resolve_workspace
+
+SERVER_NAME = "ihmt-memory"
+MAX_LISTED = 1000  # folders shown per directory; the rest are counted, not listed
+PREVIEW_TTL = 600.0  # seconds a preview stays confirmable
+MAX_PREVIEWS = 32
+MAX_JSON_BYTES = 1_000_000  # an existing .mcp.json larger than this is refused, not parsed
+
+
+class OutsideRootError(InputError):
+    """A path that resolves outside the folder tree the GUI may browse."""
+
+
+def repo_root() -> Path:
+    """The clone this package runs from (mcp_server.py sits at its top)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def mcp_server_path() -> Path:
+    return repo_root() / "mcp_server.py"
+
+
+# -- the fenced folder browser ------------------------------------------------------------------
+class FolderFence:
+    """Only folders inside ``root`` (after resolving symlinks) may be listed or targeted."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root).expanduser().resolve()
+
+    def check(self, raw: str | os.PathLike | None) -> Path:
+        """The resolved folder for ``raw``; raises unless it is an existing folder in the fence."""
+        if raw is None or raw == "":
+            return self.root
+        if not isinstance(raw, (str, os.PathLike)):
+            raise InputError("a folder path must be a string")
+        text = os.fspath(raw)
+        if "\x00" in text or len(text) > 4096:
+            raise InputError("invalid folder path")
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            raise InputError("give an absolute folder path")
+        try:
+            resolved = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise InputError("no such folder") from None
+        if not self.contains(resolved):
+            raise OutsideRootError(f"only folders inside {self.root} can be used")
+        if not resolved.is_dir():
+            raise InputError("not a folder")
+        return resolved
+
+    def contains(self, resolved: Path) -> bool:
+        return resolved == self.root or self.root in resolved.parents
+
+    def listing(self, raw: str | None) -> dict:
+        """Subfolders of one folder (never files), each resolved and kept only if still inside."""
+        folder = self.check(raw)
+        entries: list[dict] = []
+        hidden_total = 0
+        extra = 0
+        try:
+            children = sorted(os.scandir(folder), key=lambda e: (e.name.lower(), e.name))
+        except OSError as exc:
+            raise InputError(f"cannot read this folder: {exc.strerror or exc}") from None
+        for entry in children:
+            try:
+                if not entry.is_dir(follow_symlinks=True):
+                    continue
+                target = Path(entry.path).resolve(strict=True)
+            except (OSError, RuntimeError):
+                continue
+            if not self.contains(target):
+                continue
+            if len(entries) >= MAX_LISTED:
+                extra += 1
+                continue
+            hidden = entry.name.startswith(".")
+            hidden_total += hidden
+            entries.append(
+                {
+                    "name": entry.name,
+                    "path": str(target),
+                    "hidden": hidden,
+                    "store": _looks_like_store(target),
+                    "mcp_json": (target / ".mcp.json").is_file(),
+                }
+            )
+        parent = folder.parent if folder != self.root else None
+        return {
+            "path": str(folder),
+            "root": str(self.root),
+            "parent": str(parent) if parent is not None else None,
+            "crumbs": self._crumbs(folder),
+            "entries": entries,
+            "more": extra,
+            "store": _looks_like_store(folder),
+            "mcp_json": (folder / ".mcp.json").is_file(),
+        }
+
+    def _crumbs(self, folder: Path) -> list[dict]:
+        parts = [folder]
+        while parts[-1] != self.root:
+            parts.append(parts[-1].parent)
+        return [{"name": p.name or str(p), "path": str(p)} for p in reversed(parts)]
+
+
+def _looks_like_store(folder: Path) -> bool:
+    layout = StoreLayout(resolve_workspace(folder))
+    try:
+        return layout.exists()
+    except OSError:
+        return False
+
+
+def valid_folder_name(name: str) -> str:
+    """One new path component typed by the user: no separators, no dot-dot, not empty."""
+    if not isinstance(name, str):
+        raise InputError("the new folder name must be a string")
+    name = name.strip()
+    bad = ("/", "\\", "\x00", ":")
+    if not name or name in (".", "..") or any(b in name for b in bad) or len(name) > 120:
+        raise InputError("give a plain folder name (no slashes)")
+    return name
+
+
+# -- what a registration looks like --------------------------------------------------------------
+def server_entry(workspace: Path) -> dict:
+    """The ``.mcp.json`` entry for this clone and this memory folder."""
+    return {
+        "command": sys.executable,
+        "args": [str(mcp_server_path())],
+        "env": {"IHMT_HOME": str(workspace)},
+    }
+
+
+def _shell_join(words: list[str]) -> str:
+    if os.name == "nt":
+        return subprocess.list2cmdline(words)
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _toml_string(value: str) -> str:
+    out = []
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def snippets(workspace: Path) -> dict:
+    """Commands and config fragments to copy; the GUI never runs an agent's CLI itself."""
+    python, server, home = sys.executable, str(mcp_server_path()), str(workspace)
+    claude = _shell_join(
+        ["claude", "mcp", "add", SERVER_NAME, "-s", "user", "-e", f"IHMT_HOME={home}", "--"]
+        + [python, server]
+    )
+    codex = _shell_join(
+        ["codex", "mcp", "add", SERVER_NAME, "--env", f"IHMT_HOME={home}", "--", python, server]
+    )
+    toml = "\n".join(
+        [
+            f"[mcp_servers.{SERVER_NAME}]",
+            f"command = {_toml_string(python)}",
+            f"args = [{_toml_string(server)}]",
+            'default_tools_approval_mode = "approve"',
+            "",
+            f"[mcp_servers.{SERVER_NAME}.env]",
+            f"IHMT_HOME = {_toml_string(home)}",
+            "",
+        ]
+    )
+    opencode = {
+        "mcp": {
+            SERVER_NAME: {
+                "type": "local",
+                "command": [python, server],
+                "environment": {"IHMT_HOME": home},
+                "enabled": True,
+            }
+        }
+    }
+    return {
+        "claude": {"command": claude, "verify": "claude mcp list"},
+        "codex": {"command": codex, "config_path": "~/.codex/config.toml", "config": toml},
+        "opencode": {
+            "config_path": "~/.config/opencode/opencode.json",
+            "json": json.dumps(opencode, indent=2, ensure_ascii=False) + "\n",
+        },
+        "python": python,
+        "mcp_server": server,
+        "mcp_server_exists": Path(server).is_file(),
+        "workspace": home,
+    }
+
+
+# -- previews and confirmed writes ----------------------------------------------------------------
+@dataclass
+class Preview:
+    id: str
+    kind: str  # "store" or "project"
+    target: Path  # the one file or folder this preview may create
+    data: bytes = b""
+    original_sha: str | None = None  # checksum of the file when previewed; None = absent
+    created: float = field(default_factory=time.monotonic)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class SetupService:
+    """Previews writes and performs exactly the previewed one on confirmation."""
+
+    def __init__(self, fence: FolderFence) -> None:
+        self.fence = fence
+        self._previews: dict[str, Preview] = {}
+        self._lock = threading.Lock()
+
+    # previews ----------------------------------------------------------------------------------
+    def preview_store(self, folder: str, name: str | None = None) -> dict:
+        path = Path(folder).expanduser()
+        if not name and path.is_absolute() and not path.exists():
+            # first run: the default memory folder (~/.ihmt) does not exist yet
+            folder, name = str(path.parent), path.name
+        base = self.fence.check(folder)
+        workspace = base / valid_folder_name(name) if name else base
+        if workspace.exists() and not workspace.is_dir():
+            raise InputError("a file with that name already exists")
+        if workspace.is_symlink():
+            raise InputError("the chosen folder is a symbolic link; pick its target instead")
+        workspace = resolve_workspace(workspace)
+        if not self.fence.contains(workspace.resolve() if workspace.exists() else workspace):
+            raise OutsideRootError(f"only folders inside {self.fence.root} can be used")
+        layout = StoreLayout(workspace)
+        exists = layout.exists()
+        info = {
+            "kind": "store",
+            "workspace": str(workspace),
+            "store": str(layout.root),
+            "exists": exists,
+            "creates": [] if exists else _store_listing(layout),
+        }
+        if exists:
+            info["id"] = None
+            return info
+        info["id"] = self._remember(Preview(id="", kind="store", target=workspace))
+        return info
+
+    def preview_project(self, folder: str, workspace: Path, replace: bool = False) -> dict:
+        project = self.fence.check(folder)
+        target = project / ".mcp.json"
+        if target.is_symlink():
+            raise InputError(".mcp.json in that folder is a symbolic link; IHMT will not follow it")
+        if target.exists() and not target.is_file():
+            raise InputError(".mcp.json in that folder is not a regular file")
+        entry = server_entry(workspace)
+        original: bytes | None = None
+        data: dict = {}
+        if target.exists():
+            original = target.read_bytes()
+            if len(original) > MAX_JSON_BYTES:
+                raise InputError("the existing .mcp.json is too large to merge safely")
+            data = _parse_mcp_json(original)
+        servers = data.setdefault("mcpServers", {})
+        if not isinstance(servers, dict):
+            raise InputError(
+                'the existing .mcp.json has an "mcpServers" value that is not an object'
+            )
+        others = [name for name in servers if name != SERVER_NAME]
+        current = servers.get(SERVER_NAME)
+        info: dict = {
+            "kind": "project",
+            "path": str(target),
+            "exists": original is not None,
+            "other_servers": others,
+            "entry": entry,
+            "existing_entry": current,
+            "id": None,
+        }
+        if current == entry:
+            info["status"] = "unchanged"
+            info["text"] = original.decode("utf-8", "replace") if original else ""
+            return info
+        if current is not None and not replace:
+            info["status"] = "conflict"
+            info["text"] = ""
+            return info
+        servers[SERVER_NAME] = entry
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        payload = text.encode("utf-8")
+        info["status"] = "replace" if current is not None else ("merge" if original else "new")
+        info["text"] = text
+        info["id"] = self._remember(
+            Preview(
+                id="",
+                kind="project",
+                target=target,
+                data=payload,
+                original_sha=_sha(original) if original is not None else None,
+            )
+        )
+        return info
+
+    def _remember(self, preview: Preview) -> str:
+        preview.id = secrets.token_urlsafe(18)
+        with self._lock:
+            self._expire()
+            while len(self._previews) >= MAX_PREVIEWS:
+                self._previews.pop(next(iter(self._previews)))
+            self._previews[preview.id] = preview
+        return preview.id
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, p in self._previews.items() if now - p.created > PREVIEW_TTL]:
+            del self._previews[key]
+
+    # confirmation --------------------------------------------------------------------------------
+    def take(self, preview_id: object) -> Preview:
+        """The preview for ``preview_id``, removed so it can be confirmed only once."""
+        if not isinstance(preview_id, str) or not preview_id or len(preview_id) > 64:
+            raise InputError("unknown or expired preview; preview again")
+        with self._lock:
+            self._expire()
+            preview = self._previews.pop(preview_id, None)
+        if preview is None:
+            raise InputError("unknown or expired preview; preview again")
+        return preview
+
+    def write_project(self, preview: Preview) -> dict:
+        """Write the previewed bytes, unless the folder or the file moved on since the preview."""
+        target = preview.target
+        folder = self.fence.check(str(target.parent))
+        if folder != target.parent:
+            raise InputError("the project folder changed since the preview; preview again")
+        if target.is_symlink():
+            raise InputError(".mcp.json became a symbolic link since the preview; preview again")
+        now = target.read_bytes() if target.exists() else None
+        now_sha = _sha(now) if now is not None else None
+        if now_sha != preview.original_sha:
+            raise InputError(".mcp.json changed since the preview; preview again")
+        atomic_write_bytes(target, preview.data)
+        return {"written": str(target), "bytes": len(preview.data), "sha256": _sha(preview.data)}
+
+    def check_store_target(self, preview: Preview) -> Path:
+        """The workspace a store preview may create, re-checked against the fence."""
+        workspace = preview.target
+        anchor = workspace if workspace.exists() else workspace.parent
+        self.fence.check(str(anchor))
+        if workspace.is_symlink():
+            raise InputError("the chosen folder became a symbolic link; preview again")
+        return workspace
+
+
+def _parse_mcp_json(raw: bytes) -> dict:
+    try:
+        data = json.loads(raw.decode("utf-8-sig")) if raw.strip() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise InputError(
+            "the existing .mcp.json is not valid JSON; fix it by hand first (IHMT will not overwrite it)"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError("the existing .mcp.json is not a JSON object; IHMT will not overwrite it")
+    return data
+
+
+def _store_listing(layout: StoreLayout) -> list[str]:
+    root = layout.root
+    return [
+        f"{root}/",
+        f"{root}/root.json",
+        f"{root}/ihmt.config.json",
+        f"{root}/layer_0/",
+        f"{root}/layers/",
+        f"{root}/records/",
+        f"{root}/state/",
+    ]
+
+
+__all__ = [
+    "STORE_DIRNAME",
+    "FolderFence",
+    "OutsideRootError",
+    "Preview",
+    "SetupService",
+    "mcp_server_path",
+    "server_entry",
+    "snippets",
+]

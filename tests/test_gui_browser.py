@@ -1,0 +1,266 @@
+"""The GUI in a real headless Chromium: every screen shows real data from the examples store.
+
+Driven by Playwright's Python package against Debian's /usr/bin/chromium (never a downloaded
+browser). Screenshots of the four screens go to a temporary folder, or to the folder named by
+IHMT_SCREENSHOTS_DIR (docs/make_screenshots.py sets it to docs/screenshots).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.gui.server import make_server
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install playwright)"
+)
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip(
+        "Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True
+    )
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+OTHER_SERVER = {"command": "npx", "args": ["-y", "@example/other-mcp"]}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    base = tmp_path_factory.mktemp("gui-browser")
+    home = base / "home"
+    project = home / "projects" / "webshop"
+    project.mkdir(parents=True)
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"other": OTHER_SERVER}}, indent=2), encoding="utf-8"
+    )
+    workspace = home / ".ihmt"
+    memory = IHMT.initialize(workspace, branch_factor=4, target_tokens=400, max_tokens=600)
+    memory.ingest_paths([EXAMPLES])
+    memory.flush()
+    server = make_server(workspace, port=0, browse_root=home)
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
+    shots = Path(os.environ.get("IHMT_SCREENSHOTS_DIR") or base / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    yield {
+        "server": server,
+        "memory": memory,
+        "home": home,
+        "project": project,
+        "workspace": workspace,
+        "shots": shots,
+    }
+    server.shutdown()
+    server.server_close()
+    server.app.close()
+    memory.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(context, site):
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+    page.on(
+        "console",
+        lambda msg: problems.append(f"console: {msg.text}") if msg.type == "error" else None,
+    )
+    page.problems = problems  # a test that provokes an error on purpose clears it
+    page.goto(site["server"].url)
+    page.wait_for_selector("body.ready")
+    yield page
+    page.close()
+    assert not problems, problems  # no script error, no CSP violation, no failed API call
+
+
+def shot(page, site, name: str) -> None:
+    page.screenshot(path=str(site["shots"] / f"{name}.png"))
+
+
+def open_domain(page, name: str):
+    domain = page.locator(
+        ".tnode-domain",
+        has=page.locator(".chip.domain", has_text=re.compile(f"^{re.escape(name)}$")),
+    )
+    domain.locator("> .trow").click()
+    return domain
+
+
+def descend_to_leaves(node):
+    """Open the first branch at each level until the open node's children are leaves."""
+    while True:
+        first_child = node.locator("> ul > li").first
+        first_child.wait_for()
+        if "tnode-leaf" in (first_child.get_attribute("class") or ""):
+            return node
+        node = first_child
+        node.locator("> .trow").click()
+
+
+def test_explore_reaches_a_leaf_text(page, site):
+    page.click("[data-tab=explore]")
+    domains = page.locator(".tnode-domain > .trow .chip.domain")
+    domains.first.wait_for()
+    names = domains.all_inner_texts()
+    assert "personal" in names and "software.java" in names
+    personal = open_domain(page, "personal")
+    leaves = site["memory"].tree.read_root()["domains"]["personal"]["leaves"]
+    assert f"{leaves} memories" in personal.locator("> .trow").inner_text()
+    branch = descend_to_leaves(personal)
+    leaf = branch.locator("> ul > .tnode-leaf").last
+    leaf.locator("> .trow").click()
+    text = leaf.locator(".leaf-text").inner_text()
+    leaf_id = leaf.locator(".meta-grid dd.mono").inner_text()
+    stored = site["memory"].store.read_leaf(leaf_id)
+    assert stored is not None and text.strip() == stored.content.strip()
+    assert "journal_personal.txt" in leaf.locator(".meta-grid").inner_text()
+
+
+def test_explore_shows_outdated_notices(page, site):
+    branch = descend_to_leaves(open_domain(page, "personal"))  # the oldest journal entries
+    outdated = branch.locator("> ul > .tnode-leaf", has=page.locator(".badge.outdated"))
+    assert outdated.count() >= 1
+    outdated.first.locator("> .trow").click()
+    notice = outdated.first.locator(".leaf-card .notice.warn").first.inner_text()
+    assert "Madrid" in notice and "Valencia" in notice
+    assert "Madrid" in outdated.first.locator(".leaf-text").inner_text()
+    shot(page, site, "explore")
+
+
+def test_diagnose_ambiguous_and_descent_path(page, site):
+    page.click("[data-tab=diagnose]")
+    page.fill("#diag-query", "Luis")
+    page.click("#diag-form button[type=submit]")
+    page.wait_for_selector("#diag-candidates")
+    assert page.inner_text("#diag-verdict .verdict-badge") == "AMBIGUOUS"
+    assert page.locator("#diag-candidates li").count() >= 2
+
+    page.fill("#diag-query", "reserveStock soft hold")
+    page.click("#diag-form button[type=submit]")
+    page.wait_for_selector("#diag-best")
+    expected = site["memory"].search("reserveStock soft hold")
+    assert page.inner_text("#diag-verdict .verdict-badge") == "FOUND"
+    total = expected.total_leaves + expected.total_nodes
+    opened = expected.node_reads + expected.leaf_reads
+    assert page.inner_text("#diag-files") == f"{opened} of {total}"
+    reads = page.inner_text("#diag-reads")
+    assert f"{expected.node_reads} branch" in reads and f"{expected.leaf_reads} memory" in reads
+    best_nodes = page.locator("#diag-path .dnode.best-path")
+    assert best_nodes.count() == len(expected.best.path) - 1  # every node below the root
+    labels = [n.get_attribute("title") for n in best_nodes.locator("> .drow .dlabel").all()]
+    assert labels == expected.best.path[1:]
+    assert "reserveStock" in page.inner_text("#diag-best .leaf-text")
+    shot(page, site, "diagnose")
+
+
+def test_diagnose_not_found(page, site):
+    page.click("[data-tab=diagnose]")
+    page.fill("#diag-query", "xylophone quasar")
+    page.click("#diag-form button[type=submit]")
+    page.wait_for_selector("#diag-verdict.notfound")
+    assert page.inner_text("#diag-verdict .verdict-badge") == "NOT FOUND"
+
+
+def test_timeline_draws_location_history(page, site):
+    page.click("[data-tab=timeline]")
+    card = page.locator('.tl-card[data-key="user::location"]')
+    card.wait_for()
+    labels = " ".join(card.locator("svg text.tl-label").all_text_contents())
+    assert "Madrid" in labels and "Valencia" in labels
+    assert card.locator("svg .tl-period.historical").count() >= 1
+    assert card.locator("svg .tl-period.active").count() == 1
+    changes = page.inner_text("#tl-changes")
+    assert "Madrid" in changes and "Valencia" in changes
+    page.click(".filter-row .chip-btn:text-is('user')")
+    page.wait_for_selector('.tl-card[data-key="user::location"]')
+    assert page.locator('.tl-card[data-key^="patient::"]').count() == 0
+    shot(page, site, "timeline")
+
+
+def test_language_switch_changes_labels_and_is_remembered(page, site):
+    assert page.inner_text("[data-tab=explore]") == "Explore"
+    page.click("[data-lang=es]")
+    assert page.inner_text("[data-tab=explore]") == "Explorar"
+    assert page.inner_text("[data-tab=setup]") == "Configurar"
+    page.click("[data-tab=timeline]")
+    page.wait_for_selector("#tl-changes")
+    assert "Cronología" in page.inner_text("#view-timeline h1")
+    assert "dijiste" in page.inner_text("#tl-changes")
+    page.reload()
+    page.wait_for_selector("body.ready")
+    assert page.inner_text("[data-tab=explore]") == "Explorar"
+    page.click("[data-lang=en]")
+    assert page.inner_text("[data-tab=explore]") == "Explore"
+
+
+def test_api_calls_carry_the_token_and_fail_without_it(page, site):
+    assert "token=" not in page.url  # removed from the address bar once read
+    status = page.evaluate("fetch('/api/info').then(r => r.status)")
+    assert status == 403
+    page.problems[:] = [p for p in page.problems if "403" not in p]
+    assert page.locator("#store-pill .pill-path").inner_text().endswith(".ihmt")
+
+
+def test_setup_preview_equals_what_is_written(page, site):
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-agent")
+    assert page.inner_text("#memory-path") == str(site["workspace"])
+    page.click("#choose-project")
+    page.wait_for_selector("#folder-list")
+    page.click("#folder-list .folder:has-text('projects')")
+    page.click("#folder-list .folder:has-text('webshop')")
+    assert page.inner_text("#fd-current") == str(site["project"])
+    page.click("#fd-use")
+    assert page.inner_text("#project-path") == str(site["project"])
+    page.click("#preview-project")
+    preview = page.locator("#project-preview-text")
+    preview.wait_for()
+    text = preview.text_content()
+    target = site["project"] / ".mcp.json"
+    assert "ihmt-memory" not in target.read_text(encoding="utf-8")  # nothing written yet
+    shot(page, site, "setup")
+    page.click("#confirm-project")
+    page.wait_for_selector("#written")
+    assert target.read_bytes() == text.encode("utf-8")
+    servers = json.loads(text)["mcpServers"]
+    assert servers["other"] == OTHER_SERVER
+    assert servers["ihmt-memory"]["env"] == {"IHMT_HOME": str(site["workspace"])}
+    page.click("[data-mode=claude]")
+    command = page.inner_text(".cmd-claude pre")
+    assert command.startswith("claude mcp add ihmt-memory -s user -e IHMT_HOME=")
