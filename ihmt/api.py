@@ -36,6 +36,7 @@ log = logging.getLogger("ihmt")
 MAX_SAVE_CHARS = 200_000
 MEMORY_SOURCE = "memory"
 BATCH_DOCS = 500
+REPLACES_LEAD = 1.25  # score lead that makes one `replaces` candidate a clear match
 
 
 @dataclass
@@ -77,6 +78,11 @@ class IHMT:
         self._extractor = None
         self._resolver_cache: tuple[int, object] | None = None
         self._time_cache: tuple[int, TimeContext] | None = None
+        # optional semantic retrieval (ihmt/semantic): sets self.semantic and engine.dense when
+        # the config asks for it; the model itself loads on the first search
+        from .semantic.hook import attach
+
+        attach(self)
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -437,8 +443,11 @@ class IHMT:
             report.replaces_status = "not_found"
             return None
         current = [h for h in result.hits if not h.outdated] or result.hits
+        # one clear match: nothing else comes close, or it alone holds more of the words given
         clear = not result.ambiguous and (
-            len(current) == 1 or current[0].score >= 1.5 * current[1].score
+            len(current) == 1
+            or current[0].score >= REPLACES_LEAD * current[1].score
+            or current[0].coverage - current[1].coverage >= 0.2
         )
         if clear:
             report.replaces_status = "linked"
@@ -695,6 +704,8 @@ class IHMT:
         self.tree.consolidate(force=False)
         self.tree.save_root()
         self._export_facts()
+        if self.semantic is not None:  # re-embed what the vector sidecar lacks (ihmt/semantic)
+            self.semantic.rebuild()
         return notes
 
     def reconcile(self) -> list[str]:

@@ -38,8 +38,12 @@ def run_demo(workspace: str = "demo_workspace") -> int:
         f"{len(report.skipped)} skipped"
     )
     print("domains: " + ", ".join(f"{d} ({n})" for d, n in sorted(report.domains.items())))
-    for notice in report.notices:
+    for notice in report.notices[:4]:
         print(f"NOTICE: {notice}")
+    if len(report.notices) > 4:
+        print(
+            f"... and {len(report.notices) - 4} more changes over time (python3 main.py conflicts)"
+        )
 
     _section("3. Flush: close every domain to one top branch, then the outline")
     memory.flush()
@@ -92,14 +96,17 @@ def run_demo(workspace: str = "demo_workspace") -> int:
         print(f"  where did I live in 2024? {past['user::location'].value}")
 
     _section("7. A correction with replaces: the old memory is flagged OUTDATED")
-    memory.save("The staging database listens on port 5433 since the migration.", domain="general")
+    first = memory.save("The CI runners use Ubuntu 22.04 images with Python 3.11 preinstalled.")
+    print(f"  saved {first.leaf_ids[0]}")
     saved = memory.save(
-        "The staging database listens on port 6543 now (moved again in November).",
-        replaces="staging database port 5433",
+        "The CI runners moved to Ubuntu 24.04 images in November; Python 3.12 is the default now.",
+        replaces="CI runners Ubuntu 22.04 images",
     )
-    print(f"  replaces -> {saved.replaces_status}: {saved.replaced_id}")
-    print("  search 'staging database port':")
-    for line in compact_answer(memory.search("staging database port")).splitlines()[:8]:
+    print(
+        f"  saved {saved.leaf_ids[0]} with replaces -> {saved.replaces_status}: {saved.replaced_id}"
+    )
+    print("  search 'which image do the CI runners use':")
+    for line in compact_answer(memory.search("which image do the CI runners use")).splitlines()[:8]:
         print(f"    {line}")
 
     _section("8. Health check")
