@@ -87,7 +87,10 @@ class Catalog:
                     self.path, timeout=60.0, isolation_level=None, check_same_thread=False
                 )
                 conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=FULL")
+                # WAL + NORMAL survives any process crash; after a power cut the last commits
+                # may be missing, which `check` reports and `check --repair` re-indexes from
+                # the leaf files (those are fsynced before their commit).
+                conn.execute("PRAGMA synchronous=NORMAL")
                 # forgotten text must not linger in free pages of the database file
                 conn.execute("PRAGMA secure_delete=ON")
                 if not self._ready:

@@ -59,4 +59,8 @@ def render_root(entries: list[dict], generation: int, totals: dict) -> dict:
 
 
 def write_root(path: Path, data: dict) -> None:
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    # Atomic but not fsynced: root.json is derived and carries the catalog generation it was
+    # written for; a stale or missing one is rebuilt from the catalog by the next writer.
+    atomic_write_text(
+        path, json.dumps(data, ensure_ascii=False, separators=(",", ":")), durable=False
+    )
