@@ -632,11 +632,36 @@ class IHMT:
         ctx = TimeContext()
         for leaf_id, text in self.resolver.superseded_leaves().items():
             ctx.outdated.setdefault(leaf_id, []).extend(t for t in text.split("\n") if t)
+        ctx.fact_answers = self._fact_answers
         for old_id, new_id, _created in self.catalog.links():
             ctx.replaced_by[old_id] = new_id
             ctx.outdated.setdefault(old_id, []).append(self._link_notice(old_id, new_id))
         self._time_cache = (generation, ctx)
         return ctx
+
+    def _fact_answers(self, text: str) -> list[tuple[str, bool]]:
+        """Leaves answering a question about a tracked fact: the value asked for first."""
+        from .timeline.questions import fact_questions
+
+        resolver = self.resolver
+        active = resolver.active_state()
+        out: list[tuple[str, bool]] = []
+        seen: set[str] = set()
+        for question in fact_questions(text, list(active)):
+            if question.year is not None:
+                wanted = resolver.state_at(f"{question.year}-12-31").get(question.key)
+            else:
+                wanted = active.get(question.key)
+            if wanted is None:
+                continue
+            timeline = resolver.timeline(question.key)
+            ordered = [wanted] + [f for f in reversed(timeline) if f is not wanted]
+            for fact in ordered:
+                leaf_id = fact.source_leaf
+                if leaf_id and leaf_id not in seen:
+                    seen.add(leaf_id)
+                    out.append((leaf_id, fact is wanted))
+        return out
 
     # -- inspection ------------------------------------------------------------------------------
     def leaves(self, source: str | None = None) -> list[MemoryLeaf]:

@@ -27,7 +27,7 @@ from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
 from ..text.dates import year_mentions
 from ..tree.builder import Tree, read_leaf_file
-from .bm25 import idf
+from .bm25 import idf, score_counts
 from .navigator import Candidate, Navigator
 from .query import parse_query
 
@@ -47,6 +47,9 @@ class TimeContext:
 
     outdated: dict[str, list[str]] = field(default_factory=dict)  # leaf id -> notices
     replaced_by: dict[str, str] = field(default_factory=dict)  # old leaf id -> new leaf id
+    # question text -> [(leaf id, answers the question)] for questions about a tracked fact
+    # ("where do I live?"): the leaf holding the value asked for first, older values after
+    fact_answers: Callable[[str], list[tuple[str, bool]]] = field(default=lambda text: [])
 
 
 class SearchEngine:
@@ -62,6 +65,9 @@ class SearchEngine:
         self.config = config
         self.navigator = Navigator(tree, config.beam_width)
         self.time_context = time_context or TimeContext
+        # optional dense retriever (ihmt/semantic, attached by the facade when semantic is on);
+        # None keeps search purely lexical
+        self.dense = None
 
     def search(
         self,
@@ -85,7 +91,9 @@ class SearchEngine:
         result.total_leaves = n
         dfs = self.catalog.document_frequencies(query.all_terms)
         weights = self.navigator.weights(query, n, dfs)
-        if not weights:
+        time = self.time_context()
+        facts = time.fact_answers(query.text) if not query.clue_terms else []
+        if not weights and self.dense is None and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
             return result
@@ -95,13 +103,16 @@ class SearchEngine:
         descent = self.navigator.descend(weights, avgdl, k, root, leaf_filter)
         result.node_reads = descent.node_reads
         result.depth = descent.depth
-        if not descent.candidates:
+        candidates, dense = descent.candidates, None
+        if self.dense is not None:
+            candidates, dense = self._fuse_dense(text, candidates, weights, avgdl, leaf_filter)
+        if not candidates and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
             return result
-        time = self.time_context()
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
-        ranked = self._rerank(descent.candidates, query, full_idf, time, boost)
+        ranked = self._rerank(candidates, query, full_idf, time, boost)
+        ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, result)
         hits = []
         for cand in ranked[:top_k]:
@@ -116,12 +127,47 @@ class SearchEngine:
             result.reason = "the matching memories could not be read; run `ihmt check`"
             return result
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
-        self._judge(result, ranked, query, common)
+        self._judge(result, ranked, query, common, dense)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
                     result.notices.append(notice)
         return result
+
+    # -- semantic fusion (only when self.dense is set; policy lives in ihmt/semantic) -------
+    def _fuse_dense(self, text: str, cands: list, weights: dict, avgdl: float, leaf_filter):
+        """The lexical candidates plus the leaves nearest in meaning, each scored by fusing its
+        exact BM25 with its dense score; returns (candidates, the query's DenseHits or None)."""
+        dense = self.dense.search(text, [c.ref["id"] for c in cands])
+        if dense is None:  # model unavailable: the lexical answer stands
+            return cands, None
+        pool = {c.ref["id"]: c for c in cands}
+        for leaf_id in dense.top:
+            if leaf_id not in pool:
+                cand = self._dense_candidate(leaf_id, weights, avgdl)
+                if cand is not None and (leaf_filter is None or leaf_filter(cand.ref)):
+                    pool[leaf_id] = cand
+        fused = dense.fuse({i: c.score for i, c in pool.items()})
+        for leaf_id, cand in pool.items():
+            cand.score = fused[leaf_id]
+        return sorted(pool.values(), key=lambda c: (-c.score, c.ref["id"])), dense
+
+    def _dense_candidate(self, leaf_id: str, weights: dict, avgdl: float) -> Candidate | None:
+        row = self.catalog.leaf_row(leaf_id)
+        if row is None:
+            return None
+        try:
+            leaf = read_leaf_file(self.tree.layout.root / row["path"])
+        except (OSError, StoreCorruptError):
+            return None
+        from ..tree.refs import leaf_ref
+
+        ref = leaf_ref(leaf)
+        cand = Candidate(
+            ref, self.path_of(leaf_id), score_counts(ref["tf"], ref["dl"], weights, avgdl)
+        )
+        cand.content = leaf.content
+        return cand
 
     # -- re-ranking -------------------------------------------------------------------------
     def _rerank(
@@ -161,6 +207,27 @@ class SearchEngine:
                     changed = True
         return cands
 
+    def _inject_facts(self, ranked: list, facts: list[tuple[str, bool]], query) -> list:
+        """A question about a tracked fact is answered by the memory holding the value asked
+        for (now, or in the year named), ahead of lexical matches; the memories holding the
+        other values follow as history. Never AMBIGUOUS between a value and its successor."""
+        if not facts:
+            return ranked
+        top = max((c.adjusted for c in ranked), default=1.0) or 1.0
+        by_id = {c.ref["id"]: c for c in ranked}
+        front = []
+        for index, (leaf_id, answers) in enumerate(facts):
+            cand = by_id.pop(leaf_id, None) or self._candidate_for(leaf_id, None)
+            if cand is None:
+                continue
+            cand.adjusted = top * (2.0 if answers else 1.2) - index * 1e-6
+            cand.coverage = 1.0
+            cand.matched = set(query.terms)
+            cand.pinned = answers
+            front.append(cand)
+        front.sort(key=lambda c: -c.adjusted)
+        return front + [c for c in ranked if c.ref["id"] in by_id]
+
     def _pull_replacements(self, ranked: list, time: TimeContext, result: SearchResult) -> list:
         present = {c.ref["id"] for c in ranked}
         out = []
@@ -181,7 +248,7 @@ class SearchEngine:
                 position = {c.ref["id"]: i for i, c in enumerate(out)}
         return out
 
-    def _candidate_for(self, leaf_id: str, old: Candidate) -> Candidate | None:
+    def _candidate_for(self, leaf_id: str, old: Candidate | None) -> Candidate | None:
         row = self.catalog.leaf_row(leaf_id)
         if row is None:
             return None
@@ -192,10 +259,10 @@ class SearchEngine:
         from ..tree.refs import leaf_ref
 
         ref = leaf_ref(leaf)
-        cand = Candidate(ref, self.path_of(leaf_id), old.score)
-        cand.adjusted = old.adjusted
-        cand.coverage = old.coverage
-        cand.matched = set(old.matched)
+        cand = Candidate(ref, self.path_of(leaf_id), old.score if old else 0.0)
+        cand.adjusted = old.adjusted if old else 0.0
+        cand.coverage = old.coverage if old else 0.0
+        cand.matched = set(old.matched) if old else set()
         cand.content = leaf.content
         return cand
 
@@ -245,7 +312,9 @@ class SearchEngine:
         )
 
     # -- judgement ---------------------------------------------------------------------------
-    def _judge(self, result: SearchResult, ranked: list, query, common: set[str]) -> None:
+    def _judge(
+        self, result: SearchResult, ranked: list, query, common: set[str], dense=None
+    ) -> None:
         best = ranked[0]
         current = [c for c in ranked if not result_is_outdated(c, result)]
         lead = current[0] if current else best
@@ -254,20 +323,28 @@ class SearchEngine:
         s2 = rivals[0].adjusted if rivals else 0.0
         margin = 1.0 if s1 <= 0 else max(0.0, min(1.0, (s1 - s2) / s1))
         coverage = lead.coverage
-        result.confidence = round(0.6 * coverage + 0.4 * margin, 3)
+        # semantic (only with DenseHits from self.dense): a close meaning also answers
+        lead_id = lead.ref["id"]
+        covered = max(coverage, dense.coverage(lead_id)) if dense else coverage
+        result.confidence = round(0.6 * covered + 0.4 * margin, 3)
         matched_q = [t for t in query.terms if t in lead.matched]
         stray = coverage < STRAY_COVERAGE and all(t in common for t in matched_q)
         if query.terms and (coverage < MIN_COVERAGE or stray):
-            result.not_found = True
-            result.reason = (
-                "the closest memory shares only a stray word with the query "
-                f"(it covers {coverage:.0%} of what was asked)"
-            )
-            return
+            if not (dense and dense.answers(lead_id)):
+                result.not_found = True
+                result.reason = (
+                    "the closest memory shares only a stray word with the query "
+                    f"(it covers {coverage:.0%} of what was asked)"
+                    if coverage > 0 or not dense
+                    else "no memory shares these words or comes close in meaning"
+                )
+                return
         tied = [
             c
             for c in current
-            if c.adjusted >= s1 * (1.0 - self.config.ambiguity_margin) and c.matched == lead.matched
+            if c.adjusted >= s1 * (1.0 - self.config.ambiguity_margin)
+            and c.matched == lead.matched
+            and (not dense or dense.tied(c.ref["id"], lead_id))
         ]
         if len(tied) >= 2:
             contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
@@ -281,6 +358,8 @@ class SearchEngine:
 
 
 def result_is_outdated(cand: Candidate, result: SearchResult) -> bool:
+    if getattr(cand, "pinned", False):
+        return False  # the value a history question asks for ("where did I live in 2024?")
     for hit in result.hits:
         if hit.leaf_id == cand.ref["id"]:
             return hit.outdated

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -150,7 +151,9 @@ class Catalog:
 
     def bump_generation(self, conn: sqlite3.Connection) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-        gen = int(row[0]) + 1 if row else 1
+        # A fresh catalog starts at a random point so that a process which cached state for
+        # generation g of a catalog that was since rebuilt never mistakes the new one for it.
+        gen = int(row[0]) + 1 if row else secrets.randbits(40) << 12
         self.set_meta(conn, "generation", gen)
         return gen
 

@@ -1,0 +1,129 @@
+"""Questions about a tracked fact: "where do I live?", "which database runs staging?".
+
+Lexical search cannot connect "where do I live" with "me mudé a Valencia", but the timeline
+already knows user::location. This module recognises which tracked (subject, attribute) a
+question asks about, from cue words in English and Spanish, so search can answer with the
+memory that holds the current value — and show the older ones as history — or, when the
+question names a year, with the value valid then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..text.dates import year_mentions
+from ..text.tokenize import fold, tokenize
+
+ATTRIBUTE_CUES: dict[str, set[str]] = {
+    "location": {
+        "live",
+        "lives",
+        "living",
+        "lived",
+        "reside",
+        "resides",
+        "located",
+        "location",
+        "city",
+        "town",
+        "move",
+        "moved",
+        "home",
+        "address",
+        "vivo",
+        "vives",
+        "vive",
+        "vivir",
+        "vivia",
+        "vivimos",
+        "resido",
+        "ciudad",
+        "mude",
+        "mudado",
+        "mudamos",
+        "mudanza",
+        "domicilio",
+    },
+    "employer": {
+        "work",
+        "works",
+        "working",
+        "worked",
+        "job",
+        "employer",
+        "company",
+        "employed",
+        "trabajo",
+        "trabajas",
+        "trabaja",
+        "trabajaba",
+        "empresa",
+        "empleo",
+        "curro",
+    },
+    "stack": {"stack", "tech", "technologies", "technology", "tecnologias", "tecnologia"},
+    "database": {"database", "databases", "db", "base", "datos", "bbdd"},
+    "platform": {"platform", "runs", "hosted", "hosting", "plataforma"},
+    "diagnosis": {"diagnosis", "diagnosed", "diagnostico", "enfermedad", "condition"},
+    "treatment": {"treatment", "treated", "tratamiento", "terapia", "therapy"},
+    "medication": {
+        "medication",
+        "medications",
+        "medicine",
+        "medicines",
+        "drug",
+        "drugs",
+        "medicacion",
+        "medicamento",
+        "medicamentos",
+        "pastillas",
+    },
+}
+FIRST_PERSON = {"i", "my", "me", "mine", "yo", "mi", "mis", "im"}
+PATIENT_CUES = {
+    "patient",
+    "paciente",
+    "diagnosis",
+    "diagnostico",
+    "treatment",
+    "tratamiento",
+    "medication",
+    "medicacion",
+}
+
+
+@dataclass
+class FactQuestion:
+    key: str  # subject::attribute
+    year: int | None  # a year the question names ("where did I live in 2024?")
+
+
+def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
+    """The tracked keys a question asks about (empty when it is not such a question)."""
+    words = set(tokenize(text or ""))
+    if not words:
+        return []
+    years = year_mentions(text or "")
+    year = years[0] if len(years) == 1 else None
+    out = []
+    for key in known_keys:
+        subject, _, attribute = key.partition("::")
+        cues = ATTRIBUTE_CUES.get(attribute)
+        if not cues or not (words & cues):
+            continue
+        subject_words = set(tokenize(subject.replace("_", " ")))
+        if subject == "user":
+            others = {s for k in known_keys for s in tokenize(k.partition("::")[0])} - {"user"}
+            if words & others and not words & FIRST_PERSON:
+                continue  # the question names another subject ("staging runs ...")
+        elif subject == "patient":
+            if not words & PATIENT_CUES:
+                continue
+        elif not (subject_words and subject_words <= words):
+            continue
+        out.append(FactQuestion(key=key, year=year))
+    return out
+
+
+def folded(text: str) -> str:
+    return fold(text or "")

@@ -1,0 +1,135 @@
+"""Time in the facade: timelines from ingested text, OUTDATED answers, replaces, rebuild."""
+
+from __future__ import annotations
+
+import pytest
+
+from ihmt import IHMT, InputError
+
+JOURNAL = """11/03/2024
+Vivo en Madrid desde hace años y trabajo en Nubalia.
+
+22/07/2024
+Vacaciones en Benidorm con Luis.
+
+03/02/2026
+Por fin me mudé a Valencia; el piso da al mar.
+"""
+
+
+@pytest.fixture
+def journal(memory):
+    memory.ingest_text(JOURNAL, source="journal.txt", data_type="PERSONAL")
+    return memory
+
+
+def test_change_of_city_gives_a_timeline_and_a_notice(journal):
+    resolver = journal.resolver
+    assert resolver.active_state()["user::location"].value == "Valencia"
+    assert resolver.state_at("2024-12-31")["user::location"].value == "Madrid"
+    assert "user::location" not in resolver.state_at("2023-01-01")
+    assert (
+        "On 2024-03-11 you said user location = 'Madrid', but on 2026-02-03 you updated to 'Valencia'."
+        in journal.notices()
+    )
+
+
+def test_where_do_i_live_answers_with_the_present(journal):
+    result = journal.search("where do I live?")
+    assert not result.ambiguous and not result.not_found
+    assert "Valencia" in result.best.content and not result.best.outdated
+    older = [h for h in result.hits if "Madrid" in h.content]
+    assert older and older[0].outdated and older[0].notices
+
+
+def test_a_question_that_names_a_year_answers_with_the_value_then(journal):
+    result = journal.search("where did I live in 2024?")
+    assert "Madrid" in result.best.content
+
+
+def test_confirmation_is_not_a_contradiction(memory):
+    memory.ingest_text("2024-01-10\nVivo en Madrid.\n", source="a.txt", data_type="PERSONAL")
+    memory.ingest_text("2025-05-10\nSigo contento: vivo en Madrid.\n", source="b.txt", data_type="PERSONAL")
+    assert memory.resolver.contradictions() == []
+
+
+def test_out_of_order_ingestion_gives_the_right_timeline(memory):
+    memory.ingest_text("2026-02-03\nMe mudé a Valencia.\n", source="new.txt", data_type="PERSONAL")
+    memory.ingest_text("2024-03-11\nVivo en Madrid.\n", source="old.txt", data_type="PERSONAL")
+    timeline = memory.resolver.timeline("user::location")
+    assert [f.value for f in timeline] == ["Madrid", "Valencia"]
+    assert memory.resolver.active_state()["user::location"].value == "Valencia"
+
+
+def test_save_reports_the_contradiction_to_relay(memory):
+    memory.save("I live in Madrid.", timestamp="2024-03-11")
+    report = memory.save("I moved to Valencia.", timestamp="2026-02-03")
+    assert any("Madrid" in n and "Valencia" in n for n in report.notices)
+
+
+def test_replaces_with_one_clear_match_links_and_answers_new_first(memory):
+    old = memory.save("The CI runners use Ubuntu 22.04 images.")
+    memory.save("Lunch is at 13:00 on Fridays.")
+    new = memory.save("The CI runners moved to Ubuntu 24.04 images.", replaces="CI runners Ubuntu 22.04")
+    assert new.replaces_status == "linked" and new.replaced_id == old.leaf_ids[0]
+    result = memory.search("CI runners Ubuntu images")
+    assert result.hits[0].leaf_id == new.leaf_ids[0]
+    flagged = [h for h in result.hits if h.leaf_id == old.leaf_ids[0]]
+    assert flagged and flagged[0].outdated and flagged[0].notices
+
+
+def test_replaces_with_several_candidates_lists_ids_then_mark_outdated(memory):
+    a = memory.save("Deploys happen on Tuesday for the billing service.")
+    b = memory.save("Deploys happen on Tuesday for the search service.")
+    new = memory.save("Deploys now happen on Thursday.", replaces="deploys happen on Tuesday")
+    assert new.replaces_status == "candidates"
+    assert {c["id"] for c in new.candidates} >= {a.leaf_ids[0], b.leaf_ids[0]}
+    notice = memory.mark_outdated(a.leaf_ids[0], new.leaf_ids[0])
+    assert "OUTDATED" in notice
+    assert memory.search("deploys billing").hits[0].leaf_id != a.leaf_ids[0]
+
+
+def test_replaces_with_no_match_says_so(memory):
+    memory.save("The office plant needs water on Mondays.")
+    new = memory.save("Kafka retention is 7 days.", replaces="zookeeper quorum size")
+    assert new.replaces_status == "not_found"
+
+
+def test_mark_outdated_rejects_bad_ids(memory):
+    saved = memory.save("Something worth keeping about Grafana dashboards.")
+    with pytest.raises(InputError):
+        memory.mark_outdated(saved.leaf_ids[0], saved.leaf_ids[0])
+    with pytest.raises(InputError):
+        memory.mark_outdated("L-nope", saved.leaf_ids[0])
+
+
+def test_rebuild_preserves_timeline_and_links(journal):
+    old = journal.save("The VPN endpoint is vpn1.example.org.")
+    new = journal.save("The VPN endpoint moved to vpn2.example.org.", replaces="VPN endpoint vpn1")
+    journal.record_fact("user", "editor", "helix", "2025-06-01")
+    journal.rebuild()
+    assert journal.resolver.active_state()["user::location"].value == "Valencia"
+    assert journal.resolver.active_state()["user::editor"].value == "helix"
+    result = journal.search("VPN endpoint")
+    assert result.hits[0].leaf_id == new.leaf_ids[0]
+    assert any(h.leaf_id == old.leaf_ids[0] and h.outdated for h in result.hits)
+
+
+def test_spanish_clinical_history_builds_clinical_timelines(memory):
+    from .conftest import EXAMPLES
+
+    memory.ingest_file(EXAMPLES / "historia_clinica.txt")
+    active = memory.resolver.active_state()
+    for key in ("patient::diagnosis", "patient::treatment", "patient::medication"):
+        assert key in active
+        assert len(memory.resolver.timeline(key)) >= 2
+
+
+def test_cli_facts_and_conflicts(journal):
+    from .conftest import run_cli
+
+    ws = str(journal.layout.workspace)
+    facts = run_cli("--path", ws, "facts", "--subject", "user")
+    assert facts.returncode == 0 and "Valencia" in facts.stdout and "HISTORICAL" in facts.stdout
+    conflicts = run_cli("--path", ws, "conflicts", "--json")
+    assert conflicts.returncode == 0 and "Valencia" in conflicts.stdout
