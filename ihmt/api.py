@@ -395,8 +395,7 @@ class IHMT:
             findings = find_secrets(content)
             if findings:
                 raise SecretDetectedError(
-                    f"not saved: {describe(findings)}. Ask the user before storing credentials; "
-                    "remove them and save again"
+                    f"nothing was stored: {describe(findings)}"
                 )
         data_type = (
             None if content_type in (None, "", "auto") else _check_type(content_type.upper())

@@ -766,14 +766,170 @@ def build_toolbox(session: Session | None = None) -> ToolBox:
     return box
 
 
-def register_project_tools(server: ToolBox, session: Session | None = None) -> None:
-    """PROJECT TOOLS GO HERE: project_map and find_code (the project-index issue).
+PROJECT_MAP_DESCRIPTION = """\
+Compact map of a code project: its folders and source files with each file's size in tokens \
+and, with detail="symbols", every class, function and method with its line range. Use it to \
+find your way in a codebase you do not know, then read only the lines you need.
 
-    Deliberately empty for now: no placeholder tools are registered, so agents never see a
-    tool that does nothing. The project-index work adds its ToolSpecs here with
-    ``server.add(ToolSpec(...))``, reusing ``Param`` for its arguments.
+Optional: an agent that explores with ls/find/grep does not need it. It saves tokens when the \
+alternative is opening files to see what they hold (the map of a 50-file project is a few \
+hundred tokens; reading the project is tens of thousands).
+
+Arguments:
+- path (required): the project's root folder. A relative path resolves against the server's \
+working directory ({cwd}).
+- detail: "files" (default) or "symbols".
+- subpath: only this folder (or file) of the project, e.g. "src/api".
+
+The index is private to the project (it never enters long-term memory) and is refreshed on \
+every call from file sizes, times and checksums, so it is never stale. The first call on a \
+large project indexes it (a few seconds per hundred files); later calls cost milliseconds.\
+"""
+
+FIND_CODE_DESCRIPTION = """\
+Find the code in a project that answers a question and return only that: the best matching \
+functions, methods or classes, each as `path:first-last  Name` followed by its current code, \
+within max_tokens. The code is re-synced from disk before every answer, so it is never stale.
+
+Optional: if grep finds the name in one try, grep plus reading those lines costs about the \
+same. It saves tokens when you would otherwise open whole files to find one method.
+
+Arguments:
+- query (required): identifiers or words, e.g. "resolve_redirects", "HTTPAdapter send", \
+"where is the retry count set". Naming a file ("sessions.py") prefers that file. `q` and \
+`text` are accepted as aliases.
+- path (required): the project's root folder (relative paths resolve against {cwd}).
+- scope: "main" (default: skips test files), "test" (only tests) or "all".
+- subpath: only code under this folder (or file) of the project.
+- clue: extra words that pick between candidates after an AMBIGUOUS answer.
+- max_tokens: size cap of the answer (default 1500). The best symbol is always shown, cut \
+with a note when it alone is larger.
+
+The answer: code blocks headed `path:first-last  Name`; OTHER MATCHES (locations only, read \
+them if the first block is not it); AMBIGUOUS with candidate locations (call again with \
+clue=..., or read the one you mean); NOT FOUND (nothing in scope matches: try other words, \
+scope="all", or grep).\
+"""
+
+MAX_OPEN_PROJECTS = 8
+
+
+def register_project_tools(server: ToolBox, session: Session | None = None) -> None:
+    """project_map and find_code: a never-stale code index per project (ihmt.projects).
+
+    The indexes opened in this session are kept (a few at most), so their manifests stay in
+    memory and a call on an unchanged project costs only the stat calls of its sync.
     """
-    return None
+    session = session or Session()
+    indexes: dict[Path, Any] = {}
+    guard = threading.Lock()
+
+    def index_for(tool: str, raw: Any):
+        from .projects.index import ProjectIndex, default_projects_dir, resolve_project
+
+        given = _required_text(tool, "path", raw, "the project's root folder")
+        path = Path(given.strip()).expanduser()
+        if not path.is_absolute():
+            path = session.cwd / path
+        root = resolve_project(path)
+        with guard:
+            index = indexes.get(root)
+            if index is None:
+                if len(indexes) >= MAX_OPEN_PROJECTS:
+                    oldest = next(iter(indexes))
+                    indexes.pop(oldest).close()
+                index = ProjectIndex(root, default_projects_dir(session.home))
+                indexes[root] = index
+            return index
+
+    def project_map(args: dict[str, Any]) -> str:
+        from .projects.render import render_map
+
+        index = index_for("project_map", args["path"])
+        return render_map(index.project_map(args["detail"], args["subpath"] or ""))
+
+    def find_code(args: dict[str, Any]) -> str:
+        from .projects.render import render_code_answer
+
+        query = _required_text("find_code", "query", args["query"], "what to look for")
+        index = index_for("find_code", args["path"])
+        answer = index.find_code(
+            query,
+            scope=args["scope"],
+            subpath=args["subpath"] or "",
+            clue=(args["clue"] or "").strip() or None,
+            max_tokens=args["max_tokens"],
+        )
+        return render_code_answer(answer)
+
+    path_param = Param(
+        "path",
+        "string",
+        "The project's root folder.",
+        required=True,
+        aliases=("project",),
+        expected="the project's root folder",
+    )
+    subpath_param = Param(
+        "subpath", "string", "Only this folder (or file) of the project.", default=""
+    )
+    server.add(
+        ToolSpec(
+            "project_map",
+            PROJECT_MAP_DESCRIPTION.format(cwd=session.cwd),
+            (
+                path_param,
+                Param(
+                    "detail",
+                    "string",
+                    '"files" (default) or "symbols".',
+                    default="files",
+                    choices=("files", "symbols"),
+                ),
+                subpath_param,
+            ),
+            project_map,
+            read_only=True,
+            idempotent=True,
+            title="Map a code project",
+        )
+    )
+    server.add(
+        ToolSpec(
+            "find_code",
+            FIND_CODE_DESCRIPTION.format(cwd=session.cwd),
+            (
+                Param(
+                    "query",
+                    "string",
+                    "Identifiers or words to look for in the code.",
+                    required=True,
+                    aliases=("q", "text"),
+                    expected="what to look for in the code",
+                ),
+                path_param,
+                Param(
+                    "scope",
+                    "string",
+                    '"main" (default, skips tests), "test" or "all".',
+                    default="main",
+                    choices=("main", "test", "all"),
+                ),
+                subpath_param,
+                Param("clue", "string", "Extra words that narrow an AMBIGUOUS answer."),
+                Param(
+                    "max_tokens",
+                    "integer",
+                    "Size cap of the answer in tokens (default 1500).",
+                    default=1500,
+                ),
+            ),
+            find_code,
+            read_only=True,
+            idempotent=True,
+            title="Find code in a project",
+        )
+    )
 
 
 # -- SDK adapters ----------------------------------------------------------------------------
