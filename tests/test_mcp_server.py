@@ -29,6 +29,8 @@ TOOLS = {
     "recall": {"query", "clue"},
     "read_file": {"path", "force", "start_line", "end_line"},
     "digest_output": {"text", "label"},
+    "project_map": {"path", "detail", "subpath"},
+    "find_code": {"query", "path", "scope", "subpath", "clue", "max_tokens"},
 }
 FAKE_AWS_KEY = "AKIA" + "Q7XK2M9PL4RT8WZN"  # shape of an AWS access key id, not a real one
 LUIS = (
@@ -132,7 +134,7 @@ def _id_of(saved: str) -> str:
 # -- live checks -----------------------------------------------------------------------------
 
 
-def test_lists_the_seven_tools_with_their_arguments(server):
+def test_lists_the_nine_tools_with_their_arguments(server):
     tools = {tool["name"]: tool for tool in server.list_tools()}
     assert set(tools) == set(TOOLS)
     for name, params in TOOLS.items():

@@ -1,0 +1,238 @@
+"""Code-aware ranking for find_code: which leaves may answer (scope, subpath) and how BM25
+scores are re-weighted once the candidates are known.
+
+The search engine stays generic; it accepts ``leaf_filter(ref) -> bool`` (applied during the
+descent) and ``boost(ref, score) -> score`` (applied before judging). Everything here works on
+a leaf reference's ``source`` (the file's path relative to the project root) and ``tags``, so
+no leaf is opened to decide.
+
+Rules, all general (none knows a particular project):
+- scope "main" drops test files, "test" keeps only them, "all" keeps everything;
+- subpath keeps files under one folder (or one file);
+- a file the query names ("sessions.py", or its stem "sessions") gets x2;
+- a symbol whose name holds every word of the query ("merge_setting", "resolve redirects",
+  "HTTPAdapter send" -> HTTPAdapter.send) is what the query names: x8, a tier above the
+  places that merely call it or mention the words in a docstring; a name that holds some of
+  the words gets x(1 + their share); a word also counts through an inflection the project
+  uses ("resolved" -> resolve_redirects), since the tokenizer does not stem;
+- a leaf longer than the average gets up to x2 (x sqrt(length / average)): BM25's length
+  normalization is tuned for prose, where a long passage is diluted; in code the long
+  methods (send, request, the main loop) are often the ones asked about, and without this
+  they rank below every short helper that mentions the same words once;
+- test files get x0.5 unless the query asks for tests;
+- a leaf that only holds import lines gets x0.3 (it mentions everything, defines nothing);
+(Docs and config files are listed by project_map but not searched: find_code answers with
+code.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from ..text.tokenize import terms
+
+SCOPES = ("main", "test", "all")
+NAMED_FILE_BOOST = 2.0
+FULL_NAME_BOOST = 8.0
+MAX_LENGTH_BOOST = 2.0
+TEST_FACTOR = 0.5
+IMPORTS_FACTOR = 0.3
+
+TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs"}
+TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "prueba", "pruebas"}
+_TEST_NAME = re.compile(
+    r"""^(?:test_.+\.py|.+_test\.py|conftest\.py
+        |.+_test\.go
+        |.+(?:Test|Tests|IT)\.(?:java|kt|scala|groovy)
+        |.+Tests?\.(?:cs|php|swift)
+        |.+\.(?:test|spec)\.(?:[cm]?[jt]sx?)
+        |.+_spec\.rb|test_.+\.(?:c|cpp|rs|rb)
+        )$""",
+    re.X,
+)
+# Files whose stem is a packaging convention, not a topic: only their full name counts as
+# naming them ("index.ts"), since "__init__" or "index" in a query usually means a symbol
+# (and "tests" in a query asks for tests, see TEST_WORDS).
+_CONVENTION_STEMS = {"__init__", "__main__", "index", "mod", "main", "lib"}
+_WORD = re.compile(r"[\w.\-/]+")
+
+
+def normalize_scope(scope: str | None) -> str:
+    value = (scope or "main").strip().lower()
+    if value not in SCOPES:
+        from ..errors import InputError
+
+        raise InputError(f"scope must be one of {', '.join(SCOPES)}, not {str(scope)[:40]!r}")
+    return value
+
+
+def normalize_subpath(subpath: str | None) -> str:
+    """'./src/app/' -> 'src/app'; '' means the whole project."""
+    value = (subpath or "").strip().replace("\\", "/")
+    while value.startswith("./"):
+        value = value[2:]
+    value = value.strip("/")
+    return "" if value in ("", ".") else value
+
+
+def under(rel: str, subpath: str) -> bool:
+    return not subpath or rel == subpath or rel.startswith(subpath + "/")
+
+
+def is_test_path(rel: str) -> bool:
+    """True for files that hold tests, by the conventions of the common test runners."""
+    parts = rel.replace("\\", "/").split("/")
+    if any(part.lower() in TEST_DIRS for part in parts[:-1]):
+        return True
+    return bool(_TEST_NAME.match(parts[-1]))
+
+
+def asks_for_tests(query: str) -> bool:
+    words = {w.lower() for w in re.findall(r"[^\W_]+", query or "")}
+    return bool(words & TEST_WORDS)
+
+
+def named_files(query: str, paths: Iterable[str]) -> set[str]:
+    """Paths the query names: by full name ("sessions.py"), by a path tail
+    ("requests/sessions.py") or by stem ("sessions")."""
+    words = {w.strip(".-/").lower() for w in _WORD.findall(query or "")}
+    words.discard("")
+    if not words:
+        return set()
+    out = set()
+    for rel in paths:
+        pure = PurePosixPath(rel)
+        name, stem = pure.name.lower(), pure.stem.lower()
+        low = rel.lower()
+        if name in words or (
+            len(stem) >= 3
+            and stem not in _CONVENTION_STEMS
+            and stem not in TEST_WORDS
+            and stem in words
+        ):
+            out.add(rel)
+            continue
+        if any("/" in w and (low == w or low.endswith("/" + w)) for w in words):
+            out.add(rel)
+    return out
+
+
+Groups = tuple[frozenset[str], ...]  # one set per query word: the word and its variants
+
+_SUFFIXES = (
+    "ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ily", "ly", "ed", "es",
+    "s", "ions", "ion", "ments", "ment", "able",
+)  # fmt: skip
+_ENDINGS = ("", "e", "s", "es", "ed", "ing", "er", "ers", "ion", "ation", "y", "ies")
+
+
+def word_variants(word: str) -> set[str]:
+    """Other inflections of an English word: 'lazily' -> lazy, 'resolved' -> resolve,
+    'iterating' -> iterate, iter... Only candidates: the caller keeps those the project uses.
+
+    The tokenizer does not stem, so without this a question in prose ("how are redirects
+    resolved") misses code that says resolve_redirects."""
+    if len(word) < 4 or not word.isalpha():
+        return set()
+    stems = {word}
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            stems.add(base)
+            if suffix in ("ies", "ied", "ily"):
+                stems.add(base + "y")
+            if len(base) >= 4 and base[-1] == base[-2]:  # running -> run
+                stems.add(base[:-1])
+    forms = {stem + ending for stem in stems for ending in _ENDINGS}
+    forms |= {stem[:-1] + ending for stem in stems if stem.endswith("e") for ending in _ENDINGS}
+    forms.discard(word)
+    return {f for f in forms if len(f) >= 3}
+
+
+def query_words(query: str, known: Callable[[set[str]], set[str]] | None = None) -> Groups:
+    """The query's words, each with the variants ``known`` confirms the project uses."""
+    words = list(dict.fromkeys(terms(query or "")))
+    if known is None:
+        return tuple(frozenset([w]) for w in words)
+    candidates = {w: word_variants(w) for w in words}
+    present = known(set().union(*candidates.values())) if candidates else set()
+    return tuple(frozenset({w} | (candidates[w] & present)) for w in words)
+
+
+@lru_cache(maxsize=65536)
+def name_terms(title: str) -> frozenset[str]:
+    """Searchable words of a symbol name: whole, and split at dots, underscores and case."""
+    return frozenset(terms(title))
+
+
+def name_coverage(groups: Groups, title: str) -> float:
+    """Share of the query's words (or a variant of them) that the symbol's name holds."""
+    if not groups or not title:
+        return 0.0
+    have = name_terms(title)
+    return sum(1 for group in groups if group & have) / len(groups)
+
+
+def scope_filter(scope: str, subpath: str = "") -> Callable[[dict], bool]:
+    """The leaf_filter for a scope and a path prefix (both already normalized)."""
+
+    def keep(ref: dict) -> bool:
+        rel = ref.get("source", "")
+        if not under(rel, subpath):
+            return False
+        if scope == "all":
+            return True
+        return is_test_path(rel) == (scope == "test")
+
+    return keep
+
+
+def symbol_name(ref: dict, aliases: dict[str, str] | None = None) -> str:
+    """The symbol a leaf defines ("Session.send"), or "" for anonymous code.
+
+    A leaf's title is its symbol only when a method:/function:/class: tag carries the same
+    name; otherwise it is just its first line. ``aliases`` names the untitled continuation
+    leaves of a symbol the chunker split (see manifest.symbols_of)."""
+    title = ref.get("title") or ""
+    last = title.rpartition(".")[2]
+    for tag in ref.get("tags") or ():
+        kind, _, value = tag.partition(":")
+        if value == last and kind in ("method", "function", "class"):
+            return title
+    return (aliases or {}).get(ref.get("id", ""), "")
+
+
+def code_boost(
+    query: str,
+    named: set[str],
+    aliases: dict[str, str] | None = None,
+    avgdl: float = 0.0,
+    groups: Groups | None = None,
+) -> Callable[[dict, float], float]:
+    """The boost(ref, score) that applies the rules in the module docstring; ``avgdl`` is
+    the store's average leaf length (0 turns the length rule off), ``groups`` the query's
+    words with their variants (default: the words alone)."""
+    wants_tests = asks_for_tests(query)
+    wanted = groups if groups is not None else query_words(query)
+
+    def boost(ref: dict, score: float) -> float:
+        rel = ref.get("source", "")
+        tags = ref.get("tags") or []
+        if rel in named:
+            score *= NAMED_FILE_BOOST
+        cover = name_coverage(wanted, symbol_name(ref, aliases))
+        score *= FULL_NAME_BOOST if cover >= 1.0 else 1.0 + cover
+        if avgdl > 0 and ref.get("dl", 0) > avgdl and ref.get("title") != "imports":
+            score *= min(MAX_LENGTH_BOOST, (ref["dl"] / avgdl) ** 0.5)
+        if not wants_tests and is_test_path(rel):
+            score *= TEST_FACTOR
+        if "imports" in tags and not any(
+            t.startswith(("method:", "function:", "class:")) for t in tags
+        ):
+            score *= IMPORTS_FACTOR
+        return score
+
+    return boost
