@@ -101,6 +101,46 @@ def build_parser() -> argparse.ArgumentParser:
     add("rebuild", "rebuild catalog, timeline and trunk from the leaf files")
     p = add("check", "verify the store")
     p.add_argument("--repair", action="store_true", help="fix what can be fixed from the leaves")
+    p = add("forget", "remove memories for good (preview, then confirm)")
+    p.add_argument("leaf_id", nargs="?", help="the id of one memory")
+    p.add_argument("--source", help="every memory that came from this file or name")
+    p.add_argument("--match", help="memories whose text contains this")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
+    p = add("sync", "share the memory through git: commit, pull, merge, rebuild, push")
+    p.add_argument("--remote", help="git remote URL or folder (stored as origin the first time)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--init", action="store_true", help="set up the repository, no network")
+    mode.add_argument("--status", action="store_true", help="what is not pushed or not pulled")
+
+    p = add("map", "compact map of a code project: files and their size in tokens")
+    p.add_argument("project", metavar="PATH", help="the project's root folder")
+    p.add_argument(
+        "--symbols", action="store_true", help="also list classes and functions with line ranges"
+    )
+    p.add_argument("--subpath", default="", help="only this folder (or file) of the project")
+
+    p = add("find-code", "the symbols of a code project that answer QUERY, as file:lines + code")
+    p.add_argument("query")
+    p.add_argument("--project", required=True, metavar="PATH", help="the project's root folder")
+    p.add_argument(
+        "--scope", choices=("main", "test", "all"), default="main", help="main skips tests"
+    )
+    p.add_argument("--subpath", default="", help="only this folder (or file) of the project")
+    p.add_argument("--clue", help="extra words that pick between AMBIGUOUS candidates")
+    p.add_argument("--max-tokens", type=int, default=1500, help="size cap of the answer")
+
+    p = add("gui", "local web interface: set up, explore, diagnose, timeline")
+    p.add_argument("--port", type=int, help="port on 127.0.0.1 (0 = any free port)")
+    p.add_argument("--no-browser", action="store_true", help="print the URL, do not open it")
+    p.add_argument(
+        "--browse-root", help="the folder browser stays under this folder (default: home)"
+    )
+
+    p = add("semantic", "optional semantic search (finds paraphrases): enable, disable, status")
+    p.add_argument("action", choices=["enable", "disable", "status"])
+    p.add_argument("--drop", action="store_true", help="with disable: delete the vector sidecar")
+
     p = add("demo", "end-to-end walkthrough in ./demo_workspace")
     p.add_argument("--workspace", default="demo_workspace")
     return parser

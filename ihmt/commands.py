@@ -320,10 +320,143 @@ def cmd_check(args) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_forget(args) -> int:
+    memory = _open(args)
+    targets = memory.forget_targets(args.leaf_id, args.source, args.match)
+    preview = [
+        f"{leaf.leaf_id} · {leaf.timestamp[:10]} · {source_label(leaf.source)} — "
+        f"{' '.join(leaf.content.split())[:80]}"
+        for leaf in targets
+    ]
+    if not args.yes:
+        if getattr(args, "json", False) or not sys.stdin.isatty():
+            raise InputError(
+                f"forget would remove {len(targets)} memory/memories; run again with --yes to confirm"
+            )
+        print(f"This removes {len(targets)} memory/memories for good:")
+        for line in preview:
+            print(f"  {line}")
+        try:
+            answer = input("Type 'yes' to forget them: ").strip().lower()
+        except EOFError:
+            answer = ""
+        if answer not in ("y", "yes"):
+            print("nothing forgotten")
+            return 0
+    ids = memory.forget(args.leaf_id, args.source, args.match)
+    emit(args, {"forgotten": ids}, f"forgot {len(ids)} memory/memories: {', '.join(ids)}")
+    return 0
+
+
+def cmd_sync(args) -> int:
+    from .sync import sync, sync_status
+
+    if args.status:
+        st = sync_status(workspace(args))
+        if not st.repository:
+            lines = [f"{st.path} is not synced yet; run `ihmt sync --remote URL`"]
+        else:
+            lines = [
+                f"store: {st.path} (branch {st.branch})",
+                f"remote: {st.remote} (origin/{st.remote_branch})"
+                if st.remote
+                else "remote: none (add one with `ihmt sync --remote URL`)",
+                f"last sync: {st.last_sync or 'never'}",
+            ]
+            if st.uncommitted.any():
+                lines.append(f"changed since the last sync: {st.uncommitted.words()}")
+            lines.append(
+                f"local only: {st.local_commits} commit(s), {st.local_leaves} new memory/memories"
+                " not pushed"
+            )
+            if st.remote:
+                lines.append(
+                    f"remote only: {st.remote_commits} commit(s), {st.remote_leaves} new "
+                    "memory/memories not pulled"
+                    + (" (fetched just now)" if st.fetched else f" ({st.fetch_error})")
+                )
+        emit(args, st.to_dict(), "\n".join(lines))
+        return 0
+    report = sync(workspace(args), args.remote, init_only=args.init)
+    lines = list(report.notes)
+    done = report.committed
+    lines.append(f"committed: {done.words()}" if done and done.any() else "nothing new to commit")
+    if args.init:
+        lines.append(f"ready to sync: run `ihmt sync` ({report.leaves} memories)")
+    elif not report.remote:
+        lines.append("no remote yet: share it with `ihmt sync --remote URL`")
+    else:
+        lines.append(
+            f"pulled: {report.received.words()}" if report.received else "nothing new to pull"
+        )
+        lines.append(
+            f"pushed to {report.remote} ({report.branch})" if report.pushed else "nothing to push"
+        )
+        lines.append(f"in sync: {report.leaves} memories")
+    emit(args, report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def cmd_gui(args) -> int:
+    from .gui import run_gui
+
+    return run_gui(
+        workspace(args), args.port, open_browser=not args.no_browser, browse_root=args.browse_root
+    )
+
+
+def cmd_semantic(args) -> int:
+    from .semantic import admin
+
+    if args.action == "enable":
+        data = admin.enable(workspace(args), progress=admin.stderr_bar)
+    elif args.action == "disable":
+        data = admin.disable(workspace(args), drop=args.drop)
+    else:
+        data = admin.status(workspace(args))
+    emit(args, data, admin.describe(data))
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
     return run_demo(args.workspace)
+
+
+def cmd_map(args) -> int:
+    from .projects.index import ProjectIndex
+    from .projects.render import render_map
+
+    index = ProjectIndex(args.project, workspace=workspace(args))
+    try:
+        pmap = index.project_map(
+            "symbols" if args.symbols else "files", args.subpath, progress=Progress()
+        )
+    finally:
+        index.close()
+    emit(args, pmap.to_dict(), render_map(pmap))
+    return 0
+
+
+def cmd_find_code(args) -> int:
+    from .projects.index import ProjectIndex
+    from .projects.render import render_code_answer
+
+    index = ProjectIndex(args.project, workspace=workspace(args))
+    try:
+        answer = index.find_code(
+            args.query,
+            scope=args.scope,
+            subpath=args.subpath,
+            clue=args.clue,
+            max_tokens=args.max_tokens,
+            progress=Progress(),
+        )
+    finally:
+        index.close()
+    emit(args, answer.to_dict(), render_code_answer(answer))
+    return 0
 
 
 def require(condition: bool, message: str) -> None:
