@@ -345,6 +345,7 @@ class IHMT:
             report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
         resolver = self.resolver if track_notices else None
         before = set(resolver.notices()) if resolver is not None else set()
+        self._lift_tombstones({leaf.leaf_id for leaf in all_leaves})
         fresh = self.store.write_leaves(all_leaves)
         new_facts = list(self.store.last_facts) if fresh else []
         if stale:
@@ -394,9 +395,7 @@ class IHMT:
 
             findings = find_secrets(content)
             if findings:
-                raise SecretDetectedError(
-                    f"nothing was stored: {describe(findings)}"
-                )
+                raise SecretDetectedError(f"nothing was stored: {describe(findings)}")
         data_type = (
             None if content_type in (None, "", "auto") else _check_type(content_type.upper())
         )
@@ -477,8 +476,7 @@ class IHMT:
             )
             with self.catalog.transaction() as conn:
                 self.catalog.add_link(conn, old_id, new_id, created)
-                self.tree._entries_generation = -1
-                self.catalog.bump_generation(conn)
+                self._bump_keeping_trunk(conn)
             self.tree.save_root()
         return self._link_notice(old_id, new_id)
 
@@ -491,16 +489,29 @@ class IHMT:
         )
 
     def _replay_records(self) -> None:
+        """Mirror the durable OUTDATED records into the catalog, and drop links whose record
+        or whose leaves are gone (a forget here or on a synced peer)."""
+        self.tree.entries_unchecked()
+        wanted = set()
+        for rec in read_records(self.layout.records, "outdated"):
+            if "old_id" in rec and "new_id" in rec:
+                wanted.add((rec["old_id"], rec["new_id"], rec.get("created", "")))
         with self.catalog.transaction() as conn:
-            for rec in read_records(self.layout.records, "outdated"):
-                if self.catalog.leaf_row(rec.get("old_id", "")) and self.catalog.leaf_row(
-                    rec.get("new_id", "")
+            for old_id, new_id, created in wanted:
+                if self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id):
+                    self.catalog.add_link(conn, old_id, new_id, created)
+            keep = {(o, n) for o, n, _ in wanted}
+            for old_id, new_id, _created in self.catalog.links():
+                if (old_id, new_id) not in keep or not (
+                    self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id)
                 ):
-                    self.catalog.add_link(
-                        conn, rec["old_id"], rec["new_id"], rec.get("created", "")
-                    )
-            self.tree._entries_generation = -1
-            self.catalog.bump_generation(conn)
+                    conn.execute("DELETE FROM links WHERE old_id=? AND new_id=?", (old_id, new_id))
+            self._bump_keeping_trunk(conn)
+
+    def _bump_keeping_trunk(self, conn) -> None:
+        """A new generation for a change that does not touch the tree (links, facts): the
+        writer's trunk stays valid, so it is not rebuilt from the catalog."""
+        self.tree._entries_generation = self.catalog.bump_generation(conn)
 
     # -- the tree --------------------------------------------------------------------------------
     def consolidate(self, force: bool = False) -> int:
@@ -616,8 +627,7 @@ class IHMT:
         with self.store.writing():
             write_record(self.layout.records, "fact", {"fact": fact.to_dict()})
             with self.catalog.transaction() as conn:
-                self.tree._entries_generation = -1
-                self.catalog.bump_generation(conn)
+                self._bump_keeping_trunk(conn)
             self.tree.save_root()
         return [n for n in self.resolver.notices() if n not in before]
 
@@ -771,6 +781,19 @@ class IHMT:
             self.tree.consolidate(force=False)
             self.tree.save_root()
         return notes
+
+    def _lift_tombstones(self, leaf_ids: set[str]) -> None:
+        """Saving or ingesting a forgotten text again is a new decision: its tombstone goes,
+        so the next rebuild or sync keeps it."""
+        if not self.layout.records.is_dir():
+            return
+        for path in self.layout.records.glob("tombstone-*.json"):
+            try:
+                rec = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                continue
+            if rec.get("leaf_id") in leaf_ids:
+                path.unlink(missing_ok=True)
 
     def _tombstones(self) -> set[str]:
         return {

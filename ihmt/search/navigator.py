@@ -38,6 +38,28 @@ class Descent:
     exhausted: bool  # True when the bound proved the top-k exact
 
 
+class _Tie:
+    """Orders leaves with equal scores the same way in every tree shape: the newer date wins,
+    then the smaller id. Greater means better (the k-best heap pops the worst first)."""
+
+    __slots__ = ("date", "leaf_id")
+
+    def __init__(self, date: str, leaf_id: str) -> None:
+        self.date = date
+        self.leaf_id = leaf_id
+
+    def __lt__(self, other: _Tie) -> bool:
+        if self.date != other.date:
+            return self.date < other.date
+        return self.leaf_id > other.leaf_id
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Tie) and (self.date, self.leaf_id) == (other.date, other.leaf_id)
+
+    def __gt__(self, other: _Tie) -> bool:
+        return other < self
+
+
 class Navigator:
     def __init__(self, tree: Tree, beam_width: int = 3) -> None:
         self.tree = tree
@@ -69,10 +91,10 @@ class Navigator:
                 if score <= 0:
                     return
                 cand = Candidate(ref, path + [ref["id"]], score)
-                entry = (score, next(counter), cand)
+                entry = (score, _Tie(ref.get("date") or "", ref["id"]), cand)
                 if len(best) < k:
                     heapq.heappush(best, entry)
-                elif score > best[0][0]:
+                elif entry[:2] > best[0][:2]:
                     heapq.heapreplace(best, entry)
                 return
             bound = self.bound(ref, weights, avgdl)
@@ -84,7 +106,8 @@ class Navigator:
         exhausted = True
         while heap:
             neg_bound, _, ref, path = heap[0]
-            if len(best) >= k and -neg_bound <= best[0][0]:
+            # a bound equal to the k-th score may still hide a leaf that wins the tie
+            if len(best) >= k and -neg_bound < best[0][0]:
                 break
             if node_reads >= budget:
                 exhausted = False
@@ -94,7 +117,7 @@ class Navigator:
             node_reads += 1
             for child in branch["children"]:
                 consider(child, path)
-        ranked = sorted(best, key=lambda e: (-e[0], e[1]))
+        ranked = sorted(best, key=lambda e: (e[0], e[1]), reverse=True)
         return Descent([c for _, _, c in ranked], node_reads, depth, exhausted)
 
     @staticmethod

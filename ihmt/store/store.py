@@ -175,16 +175,18 @@ class MemoryStore:
         if not rows:
             return 0
         self.catalog.announce([(r["path"], "-" + r["id"]) for r in rows])
-        self.tree.entries_unchecked()
-        self.tree.detach([r["id"] for r in rows])
+        # the terms to un-count come from the file, or — when it is already gone (a merge,
+        # a hand deletion) — from the reference its parent branch or the trunk keeps
         terms_by_id = {}
         for row in rows:
             try:
-                terms_by_id[row["id"]] = leaf_terms(
-                    read_leaf_file(self.layout.root / row["path"])
-                ).keys()
+                terms_by_id[row["id"]] = list(
+                    leaf_terms(read_leaf_file(self.layout.root / row["path"])).keys()
+                )
             except (OSError, StoreCorruptError):
-                terms_by_id[row["id"]] = []
+                terms_by_id[row["id"]] = self._terms_from_tree(row["id"])
+        self.tree.entries_unchecked()
+        self.tree.detach([r["id"] for r in rows])
         with self.catalog.transaction() as conn:
             for row in rows:
                 self.catalog.remove_leaf(conn, row["id"], terms_by_id[row["id"]])
@@ -193,6 +195,17 @@ class MemoryStore:
         for row in rows:
             (self.layout.root / row["path"]).unlink(missing_ok=True)
         return len(rows)
+
+    def _terms_from_tree(self, leaf_id: str) -> list[str]:
+        parent = self.catalog.parent_of(leaf_id)
+        try:
+            refs = self.tree.read_branch(parent)["children"] if parent else self.tree.entries()
+        except StoreCorruptError:
+            return []
+        for ref in refs:
+            if ref["id"] == leaf_id:
+                return list(ref.get("tf", {}))
+        return []
 
     def leaf_files(self) -> list[Path]:
         if not self.layout.layer0.is_dir():

@@ -1,0 +1,15 @@
+"""Sharing one memory between machines and people through git (``ihmt sync``).
+
+The store folder becomes a git repository holding the truth (leaves, records, settings);
+derived files are ignored and rebuilt after every merge. Modules: ``git_sync`` (the sync),
+``status`` (``--status``), ``merge`` (merging, re-deriving what changed), ``resolve``
+(conflicts), ``changes`` (counting changes, checking files), ``repo`` (setup, recovery),
+``remote`` (fetch, push), ``gitcmd`` (running git).
+"""
+
+from .changes import ChangeCounts
+from .git_sync import SyncReport, sync
+from .gitcmd import SyncError
+from .status import SyncStatus, sync_status
+
+__all__ = ["ChangeCounts", "SyncError", "SyncReport", "SyncStatus", "sync", "sync_status"]
