@@ -244,7 +244,13 @@ def test_setup_preview_equals_what_is_written(page, site):
     page.click("#choose-project")
     page.wait_for_selector("#folder-list")
     page.click("#folder-list .folder:has-text('projects')")
+    # each click reloads the list: wait for the next level before clicking into it
+    page.wait_for_selector("#folder-list .folder:has-text('webshop')")
     page.click("#folder-list .folder:has-text('webshop')")
+    page.wait_for_function(
+        "expected => document.querySelector('#fd-current').innerText === expected",
+        arg=str(site["project"]),
+    )
     assert page.inner_text("#fd-current") == str(site["project"])
     page.click("#fd-use")
     assert page.inner_text("#project-path") == str(site["project"])
