@@ -9,6 +9,7 @@ from .errors import (
     StoreCorruptError,
     StoreLockedError,
     StoreNotFoundError,
+    StoreWriteError,
 )
 from .models import CheckReport, Hit, IngestReport, MemoryLeaf, SearchResult
 
@@ -29,5 +30,6 @@ __all__ = [
     "StoreCorruptError",
     "StoreLockedError",
     "StoreNotFoundError",
+    "StoreWriteError",
     "__version__",
 ]

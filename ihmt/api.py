@@ -83,6 +83,16 @@ class IHMT:
         from .semantic.hook import attach
 
         attach(self)
+        if not self.layout.catalog.exists() and self.layout.root_json.exists():
+            self._recover_lost_catalog()
+
+    def _recover_lost_catalog(self) -> None:
+        """The catalog is derived: a deleted one is rebuilt from the leaves, never trusted
+        empty (an empty catalog would answer NOT FOUND to everything)."""
+        has_leaves = next(iter(self.layout.layer0.rglob("*.txt")), None) is not None
+        if has_leaves:
+            log.warning("state/catalog.sqlite3 is missing; rebuilding it from the leaf files")
+            self.rebuild()
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -491,7 +501,7 @@ class IHMT:
     def _replay_records(self) -> None:
         """Mirror the durable OUTDATED records into the catalog, and drop links whose record
         or whose leaves are gone (a forget here or on a synced peer)."""
-        self.tree.entries_unchecked()
+        self.tree.entries()
         wanted = set()
         for rec in read_records(self.layout.records, "outdated"):
             if "old_id" in rec and "new_id" in rec:
@@ -858,6 +868,8 @@ class IHMT:
                     rec_path.unlink(missing_ok=True)
             self.tree.save_root()
             self.catalog.checkpoint()
+            if self.layout.facts_json.exists():
+                self._export_facts()  # the readable export must not keep forgotten facts
         return ids
 
     def _export_facts(self) -> None:

@@ -4,6 +4,7 @@
     ├── StoreNotFoundError    no store at the given path
     ├── StoreCorruptError     a store file cannot be parsed; message says how to repair
     ├── StoreLockedError      the write lock could not be taken in time
+    ├── StoreWriteError       the disk refused a write (full, failing, read-only)
     ├── InputError            bad input from the caller (empty text, binary file, bad query)
     └── SecretDetectedError   content looks like it carries a credential
 
@@ -26,6 +27,10 @@ class StoreCorruptError(IHMTError):
 
 
 class StoreLockedError(IHMTError):
+    pass
+
+
+class StoreWriteError(IHMTError):
     pass
 
 

@@ -40,7 +40,6 @@ STALE_TRUNK_BUG = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_TRUNK_BUG)
 def test_eight_writer_processes_lose_nothing_and_keep_one_tree(tmp_path):
     workspace = tmp_path / "ws"
     memory = IHMT.initialize(workspace, **SMALL_TREE)
@@ -69,7 +68,6 @@ def test_eight_writer_processes_lose_nothing_and_keep_one_tree(tmp_path):
     assert again["missing"] == again["check_problems"] == again["tree_problems"] == []
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_TRUNK_BUG)
 def test_mcp_servers_save_at_once_and_a_long_lived_one_sees_everything(tmp_path):
     pytest.importorskip("mcp")
     run = mcp_many_savers(tmp_path / "ihmt", tmp_path, MCP_SERVERS, MCP_SAVES)
@@ -83,7 +81,6 @@ def test_mcp_servers_save_at_once_and_a_long_lived_one_sees_everything(tmp_path)
     assert found["leaves"] == found["unique_ids"] == MCP_SERVERS * MCP_SAVES + 1
 
 
-@pytest.mark.xfail(strict=True, reason=STALE_TRUNK_BUG)
 def test_two_handles_in_one_process_see_each_others_saves(tmp_path):
     """The same promise without processes: two IHMT objects on one store, each with warm
     caches, alternate saves and each finds the other's latest save on its next call."""

@@ -176,17 +176,6 @@ def test_file_size_limit_corrupts_nothing(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ihmt/store/catalog.py:Catalog.transaction/_conn: an SQLite disk-full or I/O error "
-        "(sqlite3.OperationalError 'disk I/O error' / 'database or disk is full') escapes as a "
-        "non-IHMT exception, so the CLI prints 'ihmt: internal error: OperationalError: disk "
-        "I/O error'; when it happens while opening, the message says 'run `ihmt rebuild`', "
-        "which cannot help on a full disk. Expected: an IHMTError such as 'cannot write the "
-        "catalog: the disk is full or failing (…)'."
-    ),
-)
 def test_file_size_limit_error_is_a_clear_user_error(tmp_path):
     workspace = tmp_path / "ws"
     memory = IHMT.initialize(workspace, **SMALL_TREE)

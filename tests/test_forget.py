@@ -180,16 +180,6 @@ def test_forget_drops_outdated_links_to_the_memory(tmp_path):
     assert holding(workspace, old_word) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ihmt/api.py:IHMT.forget does not rewrite state/facts.json (the fact export written by "
-        "rebuild/_export_facts), so a fact extracted from the forgotten memory stays on disk: "
-        "save '2024-05-02: I moved to Qzcityx.', rebuild(), forget(match='Qzcityx') -> "
-        "state/facts.json still holds 'Qzcityx'. Expected: forget re-exports (or removes) "
-        "facts.json."
-    ),
-)
 def test_forget_removes_the_facts_the_memory_taught(tmp_path):
     workspace = tmp_path / "ws"
     memory = IHMT.initialize(workspace, **SMALL_TREE)

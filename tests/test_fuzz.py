@@ -460,13 +460,11 @@ def test_the_tool_table_answers_hand_picked_hostile_text(box, name):
             _assert_box_answers(box, spec.name, {param.name: HOSTILE_CASES[name]})
 
 
-@pytest.mark.xfail(strict=True, reason=BAD_PATH_BUG)
 def test_a_nul_in_a_read_file_path_is_a_one_line_user_error(live):
     text, failed = live.call("read_file", {"path": "notes\x00.md"})
     assert failed and "unexpectedly" not in text, text
 
 
-@pytest.mark.xfail(strict=True, reason=BAD_PATH_BUG)
 def test_a_lone_surrogate_in_a_read_file_path_is_a_one_line_user_error(box):
     from ihmt.mcp_server import ToolFailure
 
@@ -513,16 +511,6 @@ def _read_file_in_child(path: str, timeout: float = 5) -> subprocess.CompletedPr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ihmt/session/file_cache.py:_read_bytes reads the whole path with Path.read_bytes() "
-        "before any check: read_file on a FIFO blocks forever and on /dev/zero or /dev/urandom "
-        "reads until memory runs out; in the MCP server tool calls run one at a time, so one "
-        "such call hangs the server for good. Expected: refuse anything that is not a regular "
-        "file ('not a regular file: …') and read at most the cap (+1 byte) for a FULL read."
-    ),
-)
 def test_read_file_refuses_devices_and_pipes_quickly(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

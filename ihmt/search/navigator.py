@@ -83,8 +83,13 @@ class Navigator:
         budget = max(self.beam_width * depth * 4, 24)
         node_reads = 0
 
+        seen: set[str] = set()
+
         def consider(ref: dict, path: list[str]) -> None:
             if ref["kind"] == "leaf":
+                if ref["id"] in seen:  # a damaged tree may list a leaf twice
+                    return
+                seen.add(ref["id"])
                 if leaf_filter is not None and not leaf_filter(ref):
                     return
                 score = score_counts(ref["tf"], ref["dl"], weights, avgdl)

@@ -99,6 +99,8 @@ class FileReadCache:
     def _resolve(self, path: str) -> Path:
         if not isinstance(path, str) or not path.strip():
             raise InputError("file path is empty")
+        if "\x00" in path or any("\ud800" <= ch <= "\udfff" for ch in path):
+            raise InputError("invalid path: it contains a NUL byte or a broken character")
         candidate = Path(path).expanduser()
         if not candidate.is_absolute():
             candidate = (self.root or Path.cwd()) / candidate
@@ -130,14 +132,25 @@ class FileReadCache:
             self._seen_bytes -= dropped
 
 
-def _read_bytes(path: Path, key: str) -> bytes:
+MAX_FILE_BYTES = 64_000_000
+
+
+def _read_bytes(path: Path, key: str, limit: int | None = None) -> bytes:
     """Read raw bytes, turning every OS failure into a one-line InputError."""
     try:
         if not path.exists():
             raise InputError(f"file not found: {key}")
         if path.is_dir():
             raise InputError(f"is a directory, not a file: {key}")
-        return path.read_bytes()
+        if not path.is_file():  # FIFOs and devices would block or never end
+            raise InputError(f"not a regular file: {key}")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(
+                f"{key} is larger than {MAX_FILE_BYTES // 1_000_000} MB; read it with a tool "
+                "made for big files"
+            )
+        with path.open("rb") as handle:
+            return handle.read(limit + 1) if limit else handle.read()
     except PermissionError:
         raise InputError(f"permission denied: {key}") from None
     except IsADirectoryError:

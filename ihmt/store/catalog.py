@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..errors import StoreCorruptError
+from ..errors import StoreCorruptError, StoreWriteError
 
 SCHEMA_VERSION = 1
 
@@ -82,26 +82,65 @@ class Catalog:
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                conn = sqlite3.connect(
-                    self.path, timeout=60.0, isolation_level=None, check_same_thread=False
-                )
-                conn.execute("PRAGMA journal_mode=WAL")
-                # WAL + NORMAL survives any process crash; after a power cut the last commits
-                # may be missing, which `check` reports and `check --repair` re-indexes from
-                # the leaf files (those are fsynced before their commit).
-                conn.execute("PRAGMA synchronous=NORMAL")
-                # forgotten text must not linger in free pages of the database file
-                conn.execute("PRAGMA secure_delete=ON")
-                if not self._ready:
-                    conn.executescript(_SCHEMA)
-                    self._ready = True
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                pass
+            try:
+                conn = self._open_writable()
+            except sqlite3.OperationalError as exc:
+                if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                    raise StoreCorruptError(
+                        f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
+                    ) from None
+                conn = self._open_read_only(exc)
             except sqlite3.DatabaseError as exc:
                 raise StoreCorruptError(
                     f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
                 ) from None
             self._local.conn = conn
+        return conn
+
+    def _open_writable(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=60.0, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL survives any process crash; after a power cut the last commits may be
+            # missing, which `check` reports and `check --repair` re-indexes from the leaf files
+            # (those are fsynced before their commit).
+            conn.execute("PRAGMA synchronous=NORMAL")
+            # forgotten text must not linger in free pages of the database file
+            conn.execute("PRAGMA secure_delete=ON")
+            if not self._ready:
+                conn.executescript(_SCHEMA)
+                self._ready = True
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _open_read_only(self, cause: Exception) -> sqlite3.Connection:
+        """A store the user may read but not write still answers searches."""
+        if not self.path.exists():
+            raise StoreWriteError(
+                f"the store is read-only and has no catalog yet ({cause}); nothing can be read"
+            )
+        try:
+            conn = sqlite3.connect(
+                f"{self.path.as_uri()}?mode=ro",
+                uri=True,
+                timeout=60.0,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreWriteError(
+                f"the store is read-only and its catalog cannot be read ({exc})"
+            ) from None
+        self._ready = True
         return conn
 
     def checkpoint(self) -> None:
@@ -124,13 +163,26 @@ class Catalog:
         if conn.in_transaction:
             yield conn
             return
-        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise _write_error(exc) from None
         try:
             yield conn
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise _write_error(exc) from None
         except BaseException:
-            conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+            raise _write_error(exc) from None
 
     def query(self, sql: str, params: Iterable = ()) -> list[tuple]:
         try:
@@ -424,6 +476,21 @@ class Catalog:
             elif count > 0:
                 per_domain[key.split(":", 1)[1]] = count
         return {"leaves": leaves, "branches_per_layer": per_layer, "leaves_per_domain": per_domain}
+
+
+def _write_error(exc: sqlite3.OperationalError) -> StoreWriteError:
+    """A failed catalog write in words a user can act on; nothing was committed."""
+    text = str(exc)
+    if "full" in text or "disk I/O" in text:
+        return StoreWriteError(
+            f"could not write the store's catalog ({text}): the disk may be full or failing; "
+            "nothing was saved — free space and try again"
+        )
+    if "readonly" in text or "read-only" in text:
+        return StoreWriteError(
+            "the store is read-only (cannot write state/catalog.sqlite3); nothing was saved"
+        )
+    return StoreWriteError(f"could not write the store's catalog ({text}); nothing was saved")
 
 
 def _leaf_dict(r: tuple) -> dict:

@@ -63,6 +63,7 @@ class MemoryStore:
         with self.lock:
             if self.lock._depth == 1:
                 self.recover()
+                self.tree.entries()  # start every write from the trunk other writers left
             yield
 
     def recover(self) -> list[str]:
@@ -141,6 +142,9 @@ class MemoryStore:
 
     def index_leaves(self, leaves: list[MemoryLeaf]) -> None:
         counted = [(leaf, leaf_terms(leaf)) for leaf in leaves]
+        # the trunk as of the catalog's current generation (another process may have written
+        # since this one last did); only then is it safe to stamp it with our new generation
+        self.tree.entries()
         with self.catalog.transaction() as conn:
             fresh = self.catalog.add_leaves(
                 conn,
@@ -164,7 +168,6 @@ class MemoryStore:
             ]
             self.catalog.clear_pending(conn, paths)
             generation = self.catalog.bump_generation(conn)
-        self.tree.entries_unchecked()
         self.tree._entries_generation = generation
         self.tree.add_entries(refs)
         self.last_facts = facts
@@ -185,7 +188,7 @@ class MemoryStore:
                 )
             except (OSError, StoreCorruptError):
                 terms_by_id[row["id"]] = self._terms_from_tree(row["id"])
-        self.tree.entries_unchecked()
+        self.tree.entries()
         self.tree.detach([r["id"] for r in rows])
         with self.catalog.transaction() as conn:
             for row in rows:
@@ -255,7 +258,7 @@ class MemoryStore:
             if root.get("generation") != self.catalog.generation():
                 report.problems.append("root.json is older than the catalog (an interrupted write)")
             stack = [(e["id"], e["kind"]) for e in root.get("entries", [])]
-            seen_parent: dict[str, str] = {}
+            seen_parent: dict[str, str] = {node_id: "root" for node_id, _ in stack}
             while stack:
                 node_id, kind = stack.pop()
                 if kind == "leaf":
@@ -325,6 +328,15 @@ class MemoryStore:
                 path.unlink(missing_ok=True)
                 notes.append(f"removed forgotten leaf {leaf.leaf_id}")
                 continue
+            digest = (
+                "sha256:"
+                + hashlib.sha256(leaf.content.encode("utf-8", "surrogatepass")).hexdigest()
+            )
+            if leaf.checksum != digest:
+                # the text was edited by hand: the file is the truth, so accept the edit
+                leaf.checksum = digest
+                atomic_write_bytes(path, render_leaf(leaf.header(), leaf.content))
+                notes.append(f"accepted a hand edit of {leaf.leaf_id} (checksum updated)")
             expected = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
             if expected != path:
                 expected.parent.mkdir(parents=True, exist_ok=True)
