@@ -16,7 +16,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,15 +24,67 @@ from pathlib import Path
 from common import ROOT, FlatBM25, machine, percentile, write_section
 
 SEED = 20261129
-TOPICS = ["billing", "deploy", "staging", "auth", "cache", "search", "payments", "mobile",
-          "analytics", "onboarding", "backups", "monitoring", "kafka", "postgres", "frontend"]
+TOPICS = [
+    "billing",
+    "deploy",
+    "staging",
+    "auth",
+    "cache",
+    "search",
+    "payments",
+    "mobile",
+    "analytics",
+    "onboarding",
+    "backups",
+    "monitoring",
+    "kafka",
+    "postgres",
+    "frontend",
+]
 PEOPLE = ["Ana", "Luis", "Marta", "Jon", "Priya", "Kenji", "Sofia", "Omar", "Lena", "Diego"]
-TOOLS = ["Terraform", "Redis", "Kubernetes", "Grafana", "Sentry", "Celery", "Nginx", "Vite",
-         "pytest", "Docker", "Airflow", "dbt", "Snowflake", "Rust", "Go"]
-FILLER = ("because the previous approach kept failing under load and nobody wanted to "
-          "maintain two code paths for the same job during the quarter").split()
-SYLLABLES = ["ka", "lo", "mi", "ze", "tru", "vo", "qui", "nex", "dra", "po", "sul", "fen",
-             "gor", "bix", "mel", "tan", "rhu", "jex", "wub", "cro"]
+TOOLS = [
+    "Terraform",
+    "Redis",
+    "Kubernetes",
+    "Grafana",
+    "Sentry",
+    "Celery",
+    "Nginx",
+    "Vite",
+    "pytest",
+    "Docker",
+    "Airflow",
+    "dbt",
+    "Snowflake",
+    "Rust",
+    "Go",
+]
+FILLER = (
+    "because the previous approach kept failing under load and nobody wanted to "
+    "maintain two code paths for the same job during the quarter"
+).split()
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ze",
+    "tru",
+    "vo",
+    "qui",
+    "nex",
+    "dra",
+    "po",
+    "sul",
+    "fen",
+    "gor",
+    "bix",
+    "mel",
+    "tan",
+    "rhu",
+    "jex",
+    "wub",
+    "cro",
+]
 
 
 def coined(rng: random.Random, used: set[str]) -> str:
@@ -79,8 +130,10 @@ def measure_size(n: int, work: Path, with_mcp: bool) -> dict:
     memory = IHMT.initialize(ws)
     t0 = time.perf_counter()
     memory.ingest_batch(
-        ({"text": t, "source": f"m{i}", "domain": "general", "data_type": "GENERIC"}
-         for i, t in enumerate(texts)),
+        (
+            {"text": t, "source": f"m{i}", "domain": "general", "data_type": "GENERIC"}
+            for i, t in enumerate(texts)
+        ),
         redact_secrets=False,
     )
     memory.flush()
@@ -127,15 +180,27 @@ def measure_size(n: int, work: Path, with_mcp: bool) -> dict:
         memory.save(text)
         save_lat.append((time.perf_counter() - t) * 1000)
     out = {
-        "n": n, "build_s": build_s, "files": files, "bytes": size, "depth": stats["depth"],
-        "search_med": statistics.median(lat), "search_p95": percentile(lat, 0.95),
-        "vague_med": statistics.median(vague_lat), "vague_p95": percentile(vague_lat, 0.95),
-        "reads_med": statistics.median(reads), "reads_max": max(reads),
+        "n": n,
+        "build_s": build_s,
+        "files": files,
+        "bytes": size,
+        "depth": stats["depth"],
+        "search_med": statistics.median(lat),
+        "search_p95": percentile(lat, 0.95),
+        "vague_med": statistics.median(vague_lat),
+        "vague_p95": percentile(vague_lat, 0.95),
+        "reads_med": statistics.median(reads),
+        "reads_max": max(reads),
         "vague_reads_med": statistics.median(vague_reads),
-        "tokens_med": statistics.median(tokens), "tokens_max": max(tokens),
-        "r1": r1 / len(targets), "r5": r5 / len(targets), "f1": f1 / len(targets), "f5": f5 / len(targets),
+        "tokens_med": statistics.median(tokens),
+        "tokens_max": max(tokens),
+        "r1": r1 / len(targets),
+        "r5": r5 / len(targets),
+        "f1": f1 / len(targets),
+        "f5": f5 / len(targets),
         "flat_med": statistics.median(flat_lat),
-        "save_med": statistics.median(save_lat), "save_p95": percentile(save_lat, 0.95),
+        "save_med": statistics.median(save_lat),
+        "save_p95": percentile(save_lat, 0.95),
         "beam_bound": memory.config.beam_width * stats["depth"] + 5,
     }
     memory.close()
@@ -153,7 +218,9 @@ def measure_mcp(ws: Path, word: str) -> dict:
     except ImportError:
         return {"mcp_start_s": float("nan"), "mcp_rss_mb": float("nan")}
     env = dict(os.environ, IHMT_HOME=str(ws))
-    params = StdioServerParameters(command=sys.executable, args=[str(ROOT / "mcp_server.py")], env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=[str(ROOT / "mcp_server.py")], env=env
+    )
     result: dict = {}
 
     async def run() -> None:
@@ -197,23 +264,42 @@ def render(rows: list[dict]) -> str:
 
     head = "| metric | " + " | ".join(f"{r['n']:,}" for r in rows) + " |"
     sep = "|---|" + "---|" * len(rows)
-    lines = [head, sep,
-             f"| build: ingest one batch + flush (s) | {col('build_s', '.1f')} |",
-             f"| files / MB on disk | " + " | ".join(f"{r['files']:,} / {r['bytes'] / 1e6:.1f}" for r in rows) + " |",
-             f"| tree depth | {col('depth', 'd')} |",
-             f"| save_memory median / p95 (ms) | " + " | ".join(f"{r['save_med']:.1f} / {r['save_p95']:.1f}" for r in rows) + " |",
-             f"| search, distinctive word: median / p95 (ms) | " + " | ".join(f"{r['search_med']:.1f} / {r['search_p95']:.1f}" for r in rows) + " |",
-             f"| search, vague: median / p95 (ms) | " + " | ".join(f"{r['vague_med']:.1f} / {r['vague_p95']:.1f}" for r in rows) + " |",
-             f"| files opened (node+leaf reads) median / max, distinctive | " + " | ".join(f"{r['reads_med']:.0f} / {r['reads_max']}" for r in rows) + " |",
-             f"| bound beam_width x depth + top_k | {col('beam_bound', 'd')} |",
-             f"| files opened median, vague | {col('vague_reads_med', '.0f')} |",
-             f"| compact answer tokens median / max | " + " | ".join(f"{r['tokens_med']:.0f} / {r['tokens_max']}" for r in rows) + " |",
-             f"| recall@1 / @5 IHMT | " + " | ".join(f"{r['r1']:.3f} / {r['r5']:.3f}" for r in rows) + " |",
-             f"| recall@1 / @5 flat BM25 | " + " | ".join(f"{r['f1']:.3f} / {r['f5']:.3f}" for r in rows) + " |",
-             f"| flat BM25 (in-memory index) median (ms) | {col('flat_med', '.2f')} |",
-             f"| MCP start-up to first answer (s) | {col('mcp_start_s', '.2f')} |",
-             f"| MCP server RSS after first search (MB) | {col('mcp_rss_mb', '.0f')} |",
-             f"| MCP search_memory round trip (ms) | {col('mcp_search_ms', '.1f')} |"]
+    lines = [
+        head,
+        sep,
+        f"| build: ingest one batch + flush (s) | {col('build_s', '.1f')} |",
+        "| files / MB on disk | "
+        + " | ".join(f"{r['files']:,} / {r['bytes'] / 1e6:.1f}" for r in rows)
+        + " |",
+        f"| tree depth | {col('depth', 'd')} |",
+        "| save_memory median / p95 (ms) | "
+        + " | ".join(f"{r['save_med']:.1f} / {r['save_p95']:.1f}" for r in rows)
+        + " |",
+        "| search, distinctive word: median / p95 (ms) | "
+        + " | ".join(f"{r['search_med']:.1f} / {r['search_p95']:.1f}" for r in rows)
+        + " |",
+        "| search, vague: median / p95 (ms) | "
+        + " | ".join(f"{r['vague_med']:.1f} / {r['vague_p95']:.1f}" for r in rows)
+        + " |",
+        "| files opened (node+leaf reads) median / max, distinctive | "
+        + " | ".join(f"{r['reads_med']:.0f} / {r['reads_max']}" for r in rows)
+        + " |",
+        f"| bound beam_width x depth + top_k | {col('beam_bound', 'd')} |",
+        f"| files opened median, vague | {col('vague_reads_med', '.0f')} |",
+        "| compact answer tokens median / max | "
+        + " | ".join(f"{r['tokens_med']:.0f} / {r['tokens_max']}" for r in rows)
+        + " |",
+        "| recall@1 / @5 IHMT | "
+        + " | ".join(f"{r['r1']:.3f} / {r['r5']:.3f}" for r in rows)
+        + " |",
+        "| recall@1 / @5 flat BM25 | "
+        + " | ".join(f"{r['f1']:.3f} / {r['f5']:.3f}" for r in rows)
+        + " |",
+        f"| flat BM25 (in-memory index) median (ms) | {col('flat_med', '.2f')} |",
+        f"| MCP start-up to first answer (s) | {col('mcp_start_s', '.2f')} |",
+        f"| MCP server RSS after first search (MB) | {col('mcp_rss_mb', '.0f')} |",
+        f"| MCP search_memory round trip (ms) | {col('mcp_search_ms', '.1f')} |",
+    ]
     return "\n".join(lines)
 
 
@@ -230,15 +316,20 @@ def main() -> int:
         for n in sizes:
             row = measure_size(n, work, not args.no_mcp)
             rows.append(row)
-            print(f"{n:,}: build {row['build_s']:.1f} s, search {row['search_med']:.1f} ms, "
-                  f"save {row['save_med']:.1f} ms, R@1 {row['r1']:.3f}", flush=True)
+            print(
+                f"{n:,}: build {row['build_s']:.1f} s, search {row['search_med']:.1f} ms, "
+                f"save {row['save_med']:.1f} ms, R@1 {row['r1']:.3f}",
+                flush=True,
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     body = f"Machine: {machine()}.\n\n" + render(rows)
     if len(rows) >= 2:
         a, b = rows[0], rows[-1]
-        body += (f"\n\nRatios {b['n']:,} vs {a['n']:,}: search median x{b['search_med'] / a['search_med']:.2f}, "
-                 f"save median x{b['save_med'] / a['save_med']:.2f}.")
+        body += (
+            f"\n\nRatios {b['n']:,} vs {a['n']:,}: search median x{b['search_med'] / a['search_med']:.2f}, "
+            f"save median x{b['save_med'] / a['save_med']:.2f}."
+        )
     print(body)
     if not args.no_write:
         write_section("Scale (benchmarks/scale.py)", body)

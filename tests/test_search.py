@@ -62,26 +62,37 @@ def test_queries_without_words_say_not_found(memory, query):
 
 def test_absurd_queries_get_an_answer_not_a_traceback(memory):
     memory.ingest_text("The staging database listens on port 8443.", source="a")
-    for query in ["x" * 10_000, "база данных порт", "数据库端口", "\ud800 broken surrogate", "((((" * 2000]:
+    for query in [
+        "x" * 10_000,
+        "база данных порт",
+        "数据库端口",
+        "\ud800 broken surrogate",
+        "((((" * 2000,
+    ]:
         result = memory.search(query)
         assert result.not_found or result.hits
 
 
 def test_stray_common_word_is_not_found(memory):
-    memory.ingest_batch({"text": f"The plan for sprint {word(i)} covers the billing service.", "source": f"s{i}"} for i in range(12))
+    memory.ingest_batch(
+        {"text": f"The plan for sprint {word(i)} covers the billing service.", "source": f"s{i}"}
+        for i in range(12)
+    )
     result = memory.search("kubernetes cluster upgrade plan")
     assert result.not_found
     assert "stray" in result.reason
 
 
 def test_numbers_versions_and_identifiers_are_searchable(memory):
-    memory.ingest_batch([
-        {"text": "The staging database listens on port 8443.", "source": "a"},
-        {"text": "In 2026 we migrate the billing service.", "source": "b"},
-        {"text": "Release v2.3 fixed the login bug.", "source": "c"},
-        {"text": "Staging is on PG17 now.", "source": "d"},
-        {"text": "Something unrelated about lunch.", "source": "e"},
-    ])
+    memory.ingest_batch(
+        [
+            {"text": "The staging database listens on port 8443.", "source": "a"},
+            {"text": "In 2026 we migrate the billing service.", "source": "b"},
+            {"text": "Release v2.3 fixed the login bug.", "source": "c"},
+            {"text": "Staging is on PG17 now.", "source": "d"},
+            {"text": "Something unrelated about lunch.", "source": "e"},
+        ]
+    )
     assert "8443" in memory.search("8443").best.content
     assert "2026" in memory.search("2026").best.content
     assert "v2.3" in memory.search("v2.3").best.content
@@ -89,10 +100,20 @@ def test_numbers_versions_and_identifiers_are_searchable(memory):
 
 
 def test_recency_breaks_ties(memory):
-    memory.ingest_batch([
-        {"text": "The deploy key rotation happens every quarter.", "source": "old", "timestamp": "2024-01-01"},
-        {"text": "The deploy key rotation happens every quarter.", "source": "new", "timestamp": "2026-01-01"},
-    ])
+    memory.ingest_batch(
+        [
+            {
+                "text": "The deploy key rotation happens every quarter.",
+                "source": "old",
+                "timestamp": "2024-01-01",
+            },
+            {
+                "text": "The deploy key rotation happens every quarter.",
+                "source": "new",
+                "timestamp": "2026-01-01",
+            },
+        ]
+    )
     result = memory.search("deploy key rotation")
     assert result.hits[0].timestamp.startswith("2026")
 
@@ -119,12 +140,21 @@ def _flat_top(mem: IHMT, query: str, k: int) -> list[tuple[float, str]]:
 VOCAB = [word(i) for i in range(60)] + ["deploy", "billing", "cache", "postgres", "kafka", "login"]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(seed=st.integers(0, 10_000), size=st.integers(5, 120))
 def test_descent_finds_what_flat_bm25_finds(tmp_path_factory, seed, size):
     rng = random.Random(seed)
-    mem = IHMT.initialize(tmp_path_factory.mktemp("lossless"), branch_factor=rng.choice([2, 3, 4, 8]))
-    docs = [{"text": " ".join(rng.choices(VOCAB, k=rng.randint(3, 12))), "source": f"d{i}"} for i in range(size)]
+    mem = IHMT.initialize(
+        tmp_path_factory.mktemp("lossless"), branch_factor=rng.choice([2, 3, 4, 8])
+    )
+    docs = [
+        {"text": " ".join(rng.choices(VOCAB, k=rng.randint(3, 12))), "source": f"d{i}"}
+        for i in range(size)
+    ]
     mem.ingest_batch(docs)
     if rng.random() < 0.5:
         mem.flush()
@@ -143,7 +173,13 @@ def test_descent_finds_what_flat_bm25_finds(tmp_path_factory, seed, size):
 def test_descent_cost_is_bounded_on_a_large_store(tmp_path):
     mem = IHMT.initialize(tmp_path / "big")
     n = 3000
-    mem.ingest_batch({"text": f"Decision {i}: we keep {word(i)} on the {word(i + 5000)} cluster for billing.", "source": f"m{i}"} for i in range(n))
+    mem.ingest_batch(
+        {
+            "text": f"Decision {i}: we keep {word(i)} on the {word(i + 5000)} cluster for billing.",
+            "source": f"m{i}",
+        }
+        for i in range(n)
+    )
     mem.flush()
     depth = mem.stats()["depth"]
     beam = mem.config.beam_width

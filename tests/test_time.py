@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ihmt import IHMT, InputError
+from ihmt import InputError
 
 JOURNAL = """11/03/2024
 Vivo en Madrid desde hace años y trabajo en Nubalia.
@@ -49,7 +49,9 @@ def test_a_question_that_names_a_year_answers_with_the_value_then(journal):
 
 def test_confirmation_is_not_a_contradiction(memory):
     memory.ingest_text("2024-01-10\nVivo en Madrid.\n", source="a.txt", data_type="PERSONAL")
-    memory.ingest_text("2025-05-10\nSigo contento: vivo en Madrid.\n", source="b.txt", data_type="PERSONAL")
+    memory.ingest_text(
+        "2025-05-10\nSigo contento: vivo en Madrid.\n", source="b.txt", data_type="PERSONAL"
+    )
     assert memory.resolver.contradictions() == []
 
 
@@ -70,7 +72,9 @@ def test_save_reports_the_contradiction_to_relay(memory):
 def test_replaces_with_one_clear_match_links_and_answers_new_first(memory):
     old = memory.save("The CI runners use Ubuntu 22.04 images.")
     memory.save("Lunch is at 13:00 on Fridays.")
-    new = memory.save("The CI runners moved to Ubuntu 24.04 images.", replaces="CI runners Ubuntu 22.04")
+    new = memory.save(
+        "The CI runners moved to Ubuntu 24.04 images.", replaces="CI runners Ubuntu 22.04"
+    )
     assert new.replaces_status == "linked" and new.replaced_id == old.leaf_ids[0]
     result = memory.search("CI runners Ubuntu images")
     assert result.hits[0].leaf_id == new.leaf_ids[0]

@@ -63,7 +63,9 @@ def test_events_propagate_upward(memory):
 
 
 def test_consolidate_is_idempotent(memory):
-    memory.ingest_batch(({"text": note(i), "source": f"n{i}"} for i in range(10)), consolidate=False)
+    memory.ingest_batch(
+        ({"text": note(i), "source": f"n{i}"} for i in range(10)), consolidate=False
+    )
     memory.consolidate()
     files = {p: p.read_bytes() for p in (memory.path / "layers").rglob("*.json")}
     assert memory.consolidate() == 0
@@ -72,7 +74,10 @@ def test_consolidate_is_idempotent(memory):
 
 def test_flush_closes_every_domain_to_a_single_top(memory):
     docs = [{"text": note(i), "source": f"n{i}"} for i in range(7)]
-    docs += [{"text": f"Paciente con fiebre {i}.", "source": f"c{i}", "domain": "medicine.clinical"} for i in range(5)]
+    docs += [
+        {"text": f"Paciente con fiebre {i}.", "source": f"c{i}", "domain": "medicine.clinical"}
+        for i in range(5)
+    ]
     memory.ingest_batch(docs)
     memory.flush()
     tops = _trunk(memory)
@@ -82,9 +87,13 @@ def test_flush_closes_every_domain_to_a_single_top(memory):
 
 
 def test_branch_embeds_what_ranking_needs(memory):
-    memory.ingest_batch({"text": note(i), "source": f"n{i}", "timestamp": f"2025-01-0{i + 1}"} for i in range(4))
+    memory.ingest_batch(
+        {"text": note(i), "source": f"n{i}", "timestamp": f"2025-01-0{i + 1}"} for i in range(4)
+    )
     branch_id = _trunk(memory)[0]["id"]
-    branch = json.loads((memory.path / "layers" / "1" / f"{branch_id}.json").read_text(encoding="utf-8"))
+    branch = json.loads(
+        (memory.path / "layers" / "1" / f"{branch_id}.json").read_text(encoding="utf-8")
+    )
     child = branch["children"][0]
     for key in ("id", "title", "excerpt", "keywords", "tags", "date", "tf", "dl"):
         assert key in child
@@ -104,8 +113,15 @@ def test_replaced_leaf_updates_summaries_on_its_path(memory):
     assert word(5) not in json.dumps(top)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.tuples(st.sampled_from(["add", "replace", "consolidate", "flush"]), st.integers(0, 30)), max_size=25))
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["add", "replace", "consolidate", "flush"]), st.integers(0, 30)),
+        max_size=25,
+    )
+)
 def test_every_leaf_is_reachable_after_any_sequence(tmp_path_factory, ops):
     mem = IHMT.initialize(tmp_path_factory.mktemp("seq"), branch_factor=3)
     for op, i in ops:
@@ -138,7 +154,11 @@ def test_interrupted_consolidation_leaves_no_orphan_or_duplicate(tmp_path):
     mem = IHMT.initialize(ws, branch_factor=2)
     mem.ingest_batch(({"text": note(i), "source": f"n{i}"} for i in range(400)), consolidate=False)
     for delay in (0.05, 0.15, 0.3):
-        proc = subprocess.Popen([sys.executable, "-c", CONSOLIDATOR, str(ROOT), str(ws)], stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CONSOLIDATOR, str(ROOT), str(ws)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
@@ -156,7 +176,9 @@ def test_interrupted_consolidation_leaves_no_orphan_or_duplicate(tmp_path):
 def test_examples_build_a_multi_layer_tree(examples_memory):
     stats = examples_memory.stats()
     assert stats["layers"] >= 2
-    assert {"personal", "medicine.clinical", "software.java", "software.python"} <= set(stats["leaves_per_domain"])
+    assert {"personal", "medicine.clinical", "software.java", "software.python"} <= set(
+        stats["leaves_per_domain"]
+    )
     assert len(_trunk(examples_memory)) == len(stats["leaves_per_domain"])
 
 
