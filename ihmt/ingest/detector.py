@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ihmt.errors import InputError
+from ihmt.ingest.chunkers.code import LANGUAGE_BY_EXTENSION
 from ihmt.ingest.chunkers.narrative import is_scene_break
 from ihmt.ingest.chunkers.temporal import entry_date
 
@@ -38,30 +39,8 @@ DEFAULT_DOMAINS = {
     "GENERIC": "general",
 }
 
-CODE_EXTENSIONS = {
-    ".py": "python",
-    ".java": "java",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".c": "c",
-    ".h": "c",
-    ".cpp": "cpp",
-    ".cc": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".cs": "csharp",
-    ".go": "go",
-    ".rs": "rust",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".swift": "swift",
-    ".php": "php",
-}
+# one table of code extensions, owned by the code splitter
+CODE_EXTENSIONS = LANGUAGE_BY_EXTENSION
 
 # Only this much text is analysed: signatures are densities, a prefix is a fair sample.
 _SAMPLE_CHARS = 200_000

@@ -28,6 +28,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..ingest.chunkers.code import LANGUAGE_BY_EXTENSION
 from ..ingest.reader import walk_files
 from ..store.atomic import atomic_write_text
 from ..text.tokens import estimate_tokens
@@ -37,31 +38,10 @@ MAX_SOURCE_BYTES = 1_000_000  # larger files are generated or vendored, not read
 
 # Source code (the chunker knows its structure) ...
 CODE_LANGUAGES = {
-    ".py": "python",
+    **LANGUAGE_BY_EXTENSION,
     ".pyi": "python",
-    ".java": "java",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".ts": "typescript",
     ".mts": "typescript",
     ".cts": "typescript",
-    ".tsx": "typescript",
-    ".c": "c",
-    ".h": "c",
-    ".cpp": "cpp",
-    ".cc": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".cs": "csharp",
-    ".go": "go",
-    ".rs": "rust",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".swift": "swift",
-    ".php": "php",
 }
 # ... plus the few text kinds a code question is often answered by.
 TEXT_KINDS = {".md", ".rst", ".toml", ".cfg", ".ini", ".yaml", ".yml", ".sh", ".sql"}
