@@ -88,6 +88,17 @@ def test_fusion_adds_weighted_dense_score_to_normalized_bm25():
     assert fused["b"] == pytest.approx(0.25 + 1.0)
 
 
+def test_only_what_rises_above_the_background_counts():
+    """A made-up word meets a flat field of cosines: the exact lexical match keeps the lead."""
+    hits = DenseHits(
+        Fusion(weight=2.0), ["noise"], {"exact": 0.39, "noise": 0.51}, {}, background=0.42
+    )
+    fused = hits.fuse({"exact": 8.0, "noise": 0.0})
+    assert fused["exact"] == pytest.approx(1.0)
+    assert fused["noise"] == pytest.approx(2.0 * 0.09)
+    assert fused["exact"] * 0.5 > fused["noise"]  # even when demoted as OUTDATED
+
+
 def test_answers_needs_a_high_cosine_or_a_clear_lead():
     f = Fusion(high=0.5, low=0.2, gap=0.1)
     clear = DenseHits(f, [], {}, {"a": 0.3}, [("a", 0.3), ("b", 0.15)])

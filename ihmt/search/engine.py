@@ -323,6 +323,8 @@ class SearchEngine:
     ) -> None:
         best = ranked[0]
         current = [c for c in ranked if not result_is_outdated(c, result)]
+        if dense:  # a leaf brought in by meaning alone is no rival unless its meaning answers
+            current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
         lead = current[0] if current else best
         rivals = [c for c in current[1:]]
         s1 = lead.adjusted

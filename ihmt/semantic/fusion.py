@@ -5,8 +5,11 @@ its neighbours (the memories stored just before and after it on the same day, e.
 around it in a conversation): an answer often completes the turn that asked the question.
 
 Fusion: BM25 divided by the best BM25 among the candidates (so the lexical part lies in
-[0, 1] whatever the query length) plus ``weight`` x the dense score. Cosines stay raw rather
-than max-normalized, so a query that resembles nothing cannot lift noise to the top.
+[0, 1] whatever the query length) plus ``weight`` x how far the dense score rises above the
+query's background: the cosine of the ``pool``-th nearest leaf (none in a store smaller than
+the pool). A query the model cannot read (a made-up word, a code) meets a flat field of
+similar cosines, so nothing rises above the background and an exact lexical match keeps
+the lead; a paraphrase stands out from it.
 
 Judgement uses the raw cosine. A leaf answers on meaning alone when its cosine reaches
 ``high``, or reaches ``low`` and leads every other leaf by ``gap`` (a paraphrase stands out;
@@ -46,14 +49,15 @@ class DenseHits:
     score: dict[str, float]  # leaf id -> dense score (cosine + neighbour context)
     cosine: dict[str, float]  # leaf id -> raw cosine
     best: list[tuple[str, float]] = field(default_factory=list)  # two highest raw cosines
+    background: float = 0.0  # cosine of the pool-th nearest leaf
 
     def fuse(self, bm25: dict[str, float]) -> dict[str, float]:
         """Leaf id -> fused score for every id in ``bm25`` (the candidate pool)."""
         top = max(bm25.values(), default=0.0)
-        weight = self.fusion.weight
+        weight, floor = self.fusion.weight, self.background
         return {
             leaf_id: (value / top if top > 0 else 0.0)
-            + weight * max(0.0, self.score.get(leaf_id, 0.0))
+            + weight * max(0.0, self.score.get(leaf_id, 0.0) - floor)
             for leaf_id, value in bm25.items()
         }
 

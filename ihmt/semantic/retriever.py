@@ -205,6 +205,7 @@ class SemanticIndex:
         rows = np.argpartition(-sims, wide - 1)[:wide] if wide < n else np.arange(n)
         order = rows[np.argsort(-sims[rows], kind="stable")]
         best = [(ids[r], float(sims[r])) for r in order[:2]]
+        background = float(sims[order[fusion.pool - 1]]) if n > fusion.pool else 0.0
         cosine: dict[str, float] = {}
 
         def cos_of(leaf_id: str) -> float | None:
@@ -229,7 +230,7 @@ class SemanticIndex:
                     own += fusion.context * sum(around) / len(around)
             score[leaf_id] = own
         top = sorted((i for i in dict.fromkeys(near) if i in score), key=lambda i: -score[i])
-        return DenseHits(fusion, top[: fusion.pool], score, cosine, best)
+        return DenseHits(fusion, top[: fusion.pool], score, cosine, best, background)
 
     # -- inspection --------------------------------------------------------------------------
     def status(self) -> dict:
