@@ -31,6 +31,7 @@ class IHMTConfig:
     max_file_bytes: int = 20 * 1024 * 1024
     fact_patterns: list = field(default_factory=list)
     semantic: bool = False
+    semantic_model: str = ""  # "" = the default model; a folder or a locally cached model name
     format_version: int = CONFIG_VERSION
     extra: dict = field(default_factory=dict)
 
@@ -48,6 +49,8 @@ class IHMTConfig:
             raise InputError("code_chunk_mode must be 'pack' or 'symbol'")
         if not isinstance(self.max_clue_rounds, int) or self.max_clue_rounds < 0:
             raise InputError("max_clue_rounds must be an integer >= 0")
+        if not isinstance(self.semantic_model, str):
+            raise InputError("semantic_model must be a text: a model folder or name")
         return self
 
     def to_dict(self) -> dict:

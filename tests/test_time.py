@@ -137,3 +137,21 @@ def test_cli_facts_and_conflicts(journal):
     assert facts.returncode == 0 and "Valencia" in facts.stdout and "HISTORICAL" in facts.stdout
     conflicts = run_cli("--path", ws, "conflicts", "--json")
     assert conflicts.returncode == 0 and "Valencia" in conflicts.stdout
+
+
+def test_for_a_living_asks_about_work_not_about_the_home():
+    from ihmt.timeline.questions import fact_questions
+
+    keys = ["user::location", "user::employer"]
+    asked = [q.key for q in fact_questions("what do I do for a living?", keys)]
+    assert asked == ["user::employer"]
+    assert [q.key for q in fact_questions("where am I living now?", keys)] == ["user::location"]
+
+
+def test_semantic_model_is_a_setting(tmp_path):
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "w", semantic_model="/models/mini")
+    assert memory.config.semantic_model == "/models/mini"
+    with pytest.raises(InputError, match="semantic_model"):
+        IHMT.initialize(tmp_path / "w2", semantic_model=3)

@@ -9,6 +9,7 @@ question names a year, with the value valid then.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..text.dates import year_mentions
@@ -79,6 +80,9 @@ ATTRIBUTE_CUES: dict[str, set[str]] = {
         "pastillas",
     },
 }
+# Idioms whose words would cue the wrong attribute: "what do you do for a living" asks about
+# work, not about where someone lives.
+_IDIOMS = ((re.compile(r"\bfor\s+a\s+living\b", re.I), "for work"),)
 FIRST_PERSON = {"i", "my", "me", "mine", "yo", "mi", "mis", "im"}
 PATIENT_CUES = {
     "patient",
@@ -100,7 +104,10 @@ class FactQuestion:
 
 def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
     """The tracked keys a question asks about (empty when it is not such a question)."""
-    words = set(tokenize(text or ""))
+    text = text or ""
+    for idiom, meaning in _IDIOMS:
+        text = idiom.sub(meaning, text)
+    words = set(tokenize(text))
     if not words:
         return []
     years = year_mentions(text or "")
