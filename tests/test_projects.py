@@ -24,6 +24,7 @@ from ihmt.projects.index import (
     project_map,
 )
 from ihmt.projects.manifest import source_kind
+from ihmt.projects.naming import covered, name_parts
 from ihmt.projects.ranking import (
     asks_for_tests,
     code_boost,
@@ -571,7 +572,12 @@ def test_boost_factors():
     named = dict(plain, title="load_settings", tags=["function:load_settings", "type:code"])
     assert boost(named, 1.0) == 8.0  # the symbol's name holds every word asked
     method = dict(plain, title="Config.load", tags=["method:load", "class:Config"])
-    assert boost(method, 1.0) == 1.5  # half of the words
+    assert boost(method, 1.0) == 2.0  # one of the two words: x(1 + 1)
+    sample = dict(named, source="examples/cfg/app.py")
+    assert boost(sample, 1.0) == 4.0  # set aside from the library: x0.5
+    assert boost(dict(named, source="src/deprecated/cfg.py"), 1.0) == 4.0
+    # asked for an example: not set aside (2 of the 3 words in the name: x3)
+    assert code_boost("example of load settings", named=set())(sample, 1.0) == 3.0
     # a first line that merely mentions the words is not a name
     assert boost(dict(plain, title="# load settings here"), 1.0) == 1.0
     asked = code_boost("test load settings", named=set())
@@ -591,9 +597,70 @@ def test_symbol_names_and_word_variants():
     assert {"resolve", "resolves"} <= word_variants("resolved")
     assert "iterate" in word_variants("iterating") and word_variants("ab") == set()
     groups = query_words("redirects resolved", known=lambda words: {"redirect", "resolve"})
-    assert groups == (frozenset({"redirects", "redirect"}), frozenset({"resolved", "resolve"}))
+    assert [(c.word, c.forms) for c in groups] == [
+        ("redirects", frozenset({"redirects", "redirect"})),
+        ("resolved", frozenset({"resolved", "resolve"})),
+    ]
     assert name_coverage(groups, "resolve_redirects") == 1.0
     assert name_coverage(groups, "Session.resolve") == 0.5
+
+
+def test_names_match_run_together_words_and_abbreviations():
+    words = query_words("progress bar for iterating over items")
+    assert covered(words, "progressbar") == {0, 1}
+    assert covered(words, "ProgressBar.render") == {0, 1}
+    env = query_words("read a value from an environment variable")
+    assert covered(env, "resolve_envvar_value") == {1, 2, 3}  # env + var, and value
+    assert covered(env, "get_environ") == {2}  # "environ" abbreviates "environment"
+    assert covered(env, "get_env") == set()  # a lone 3-letter prefix is too loose
+    assert covered(env, "environs") == {2}  # an inflection of the abbreviation is not, but
+    assert name_parts("parseTRPCMessage HTTPAdapter.send") == (
+        "parse", "trpc", "message", "http", "adapter", "send",
+    )  # fmt: skip
+
+
+def test_rare_words_weigh_more_in_a_name():
+    df = {"open": 40, "file": 60, "lazy": 3}
+    words = query_words(
+        "open a file lazily", lambda asked: {w: df[w] for w in asked if w in df}, 100
+    )
+    by_word = {c.word: c for c in words}
+    assert by_word["lazily"].forms == {"lazily", "lazy"}
+    assert by_word["lazily"].weight > by_word["open"].weight > by_word["file"].weight
+    assert name_coverage(words, "LazyFile") > name_coverage(words, "KeepOpenFile")
+
+
+def test_names_in_the_query_reach_symbols_plain_bm25_ranks_low(tmp_path):
+    """A short function whose name abbreviates the question is found although long code that
+    repeats the question's words outranks it in plain BM25."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    topics = ["cookies", "headers", "timeouts", "retries", "encodings", "variables"]
+    other = "".join(
+        f"def handle_{word}_{i}(request):\n"
+        f'    """Apply the {word} of the request."""\n'
+        f"    return request.{word}\n\n\n"
+        for i in range(40)
+        for word in topics
+    )
+    merge_steps = "".join(
+        f"    proxies = merge(proxies, env, step={k})  # environment proxies\n" for k in range(6)
+    )
+    long_ones = "".join(
+        f"def rebuild_{i}(request, proxies, env):\n"
+        '    """Merge the proxies, the environment proxies and the request proxies."""\n'
+        f"{merge_steps}    return proxies\n\n\n"
+        for i in range(40)  # more than the candidates one descent re-ranks
+    )
+    short = (
+        "def get_environ_proxies(url):\n"
+        '    """The proxies set in the environment for url."""\n'
+        "    return lookup(url)\n"
+    )
+    (root / "pkg" / "net.py").write_text(other + long_ones + short, encoding="utf-8")
+    answer = find_code("proxies from environment variables", root, projects_dir=tmp_path / "idx")
+    assert answer.status == "FOUND"
+    assert answer.snippets[0].title == "get_environ_proxies"
 
 
 def test_source_kinds():

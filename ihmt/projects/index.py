@@ -47,6 +47,7 @@ from .manifest import (
     source_kind,
     symbols_of,
 )
+from .naming import covered, name_parts
 from .ranking import (
     Groups,
     code_boost,
@@ -75,6 +76,7 @@ STORE_SETTINGS = {
 }
 SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves"
 SEARCH_TOP_K = 12  # the engine re-ranks twice this many exact BM25 candidates
+FOCUS_SYMBOLS = 16  # symbols searched a second time because their names hold the query's words
 KEEP_RATIO = 0.6  # a further symbol is shown in full when it scores this close to the best
 MIN_MAX_TOKENS = 64
 MAX_QUERY_CHARS = 4000
@@ -479,13 +481,8 @@ class ProjectIndex:
             return answer
         named = named_files(query, paths)
         catalog = self.memory().catalog
-        wanted = query_words(query, lambda words: set(catalog.document_frequencies(words)))
-        focus: set[str] = set()
-        for rel in paths:
-            for sym in manifest.files[rel].symbols:
-                if "id" in sym and name_coverage(wanted, sym["name"]) >= 1.0:
-                    focus.add(sym["id"])
-                    focus.update(sym.get("more", ()))
+        wanted = query_words(query, catalog.document_frequencies, catalog.corpus_stats()[0])
+        focus = _named_symbols(manifest, paths, wanted)
         aliases = {lid: sym["name"] for lid, (_, sym) in self._continuations(manifest).items()}
         result = self._search(query, clue, keep, named, focus, aliases, wanted)
         answer.confidence = result.confidence
@@ -560,15 +557,17 @@ class ProjectIndex:
         aliases: dict[str, str],
         groups: Groups,
     ):
-        """Search with the code-aware boosts; then, when the query names a file or a symbol
-        that the descent did not bring back, search inside those too and keep the better
-        answer. (The boost only re-orders the exact BM25 candidates the descent found, and a
-        long method can rank far down in plain BM25 even when its name is the query.)"""
+        """Search with the code-aware boosts, and again among the symbols whose names hold
+        the query's words (or inside the files it names), keeping the better of both.
+
+        The boost only re-orders the exact BM25 candidates a descent finds, and in plain
+        BM25 a symbol's name weighs no more than one word of its body: a long method named
+        by the query, or a short one whose name abbreviates it (``get_environ_proxies``),
+        can rank far below code that merely calls it."""
         memory = self.memory()
         boost = code_boost(query, named, aliases, memory.catalog.corpus_stats()[1], groups)
         result = memory.search(query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=keep, boost=boost)
-        best = result.best
-        if not (named or focus) or (best and (best.source in named or best.leaf_id in focus)):
+        if not (named or focus):
             return result
 
         def focused(ref: dict) -> bool:
@@ -577,12 +576,16 @@ class ProjectIndex:
         second = memory.search(
             query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=focused, boost=boost
         )
-        if second.best is None or (best is not None and second.best.score < best.score):
+        if second.best is None:
             return result
-        seen = {hit.leaf_id for hit in second.hits}
-        second.hits += [hit for hit in result.hits if hit.leaf_id not in seen]
-        second.hits.sort(key=lambda hit: -hit.score)
-        return second
+        best = result.best
+        winner, other = (
+            (result, second) if best and best.score >= second.best.score else (second, result)
+        )
+        seen = {hit.leaf_id for hit in winner.hits}
+        winner.hits += [hit for hit in other.hits if hit.leaf_id not in seen]
+        winner.hits.sort(key=lambda hit: -hit.score)
+        return winner
 
     def project_map(
         self, detail: str = "files", subpath: str = "", progress: Progress | None = None
@@ -636,6 +639,26 @@ def _redact_keeping_lines(text: str) -> tuple[str, int]:
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts), len(findings)
+
+
+def _named_symbols(manifest: Manifest, paths: list[str], wanted: Groups) -> set[str]:
+    """Leaf ids of the symbols whose names hold most of the query's words (the best
+    FOCUS_SYMBOLS of them; at least two words when the query has three or more)."""
+    need = 1 if len(wanted) <= 2 else 2
+    ranked = []
+    for order, rel in enumerate(paths):
+        for sym in manifest.files[rel].symbols:
+            if "id" not in sym:
+                continue
+            count = len(covered(wanted, sym["name"]))
+            if count >= need:
+                ranked.append((-count, len(name_parts(sym["name"])), order, sym))
+    ranked.sort(key=lambda row: row[:3])
+    focus: set[str] = set()
+    for *_, sym in ranked[:FOCUS_SYMBOLS]:
+        focus.add(sym["id"])
+        focus.update(sym.get("more", ()))
+    return focus
 
 
 def _named_by_query(hit, wanted: Groups, aliases: dict[str, str]) -> bool:

@@ -13,13 +13,19 @@ Rules, all general (none knows a particular project):
 - a symbol whose name holds every word of the query ("merge_setting", "resolve redirects",
   "HTTPAdapter send" -> HTTPAdapter.send) is what the query names: x8, a tier above the
   places that merely call it or mention the words in a docstring; a name that holds some of
-  the words gets x(1 + their share); a word also counts through an inflection the project
-  uses ("resolved" -> resolve_redirects), since the tokenizer does not stem;
+  the words gets x(1 + how many), each word weighted by its rarity in the project (its IDF
+  over the average), so holding "lazily" (LazyFile) says more than holding "file"; a word
+  counts through an inflection, a run-together spelling or an abbreviation
+  ("resolved" -> resolve_redirects, "progress bar" -> progressbar, "environment
+  variable" -> envvar; see naming.py), since the tokenizer does not stem;
 - a leaf longer than the average gets up to x2 (x sqrt(length / average)): BM25's length
   normalization is tuned for prose, where a long passage is diluted; in code the long
   methods (send, request, the main loop) are often the ones asked about, and without this
   they rank below every short helper that mentions the same words once;
 - test files get x0.5 unless the query asks for tests;
+- code set aside from the library (examples, demos, docs, benchmarks, deprecated or legacy
+  folders) gets x0.5 unless the query names that kind of folder: a question about what the
+  code does wants the implementation, not a sample that calls it or a retired copy of it;
 - a leaf that only holds import lines gets x0.3 (it mentions everything, defines nothing);
 (Docs and config files are listed by project_map but not searched: find_code answers with
 code.)
@@ -29,10 +35,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 from pathlib import PurePosixPath
 
-from ..text.tokenize import terms
+from .naming import Groups, name_coverage, query_words, word_variants
+
+__all__ = [
+    "Groups",
+    "asks_for_tests",
+    "code_boost",
+    "is_aside_path",
+    "is_test_path",
+    "name_coverage",
+    "named_files",
+    "normalize_scope",
+    "normalize_subpath",
+    "query_words",
+    "scope_filter",
+    "symbol_name",
+    "under",
+    "word_variants",
+]
 
 SCOPES = ("main", "test", "all")
 NAMED_FILE_BOOST = 2.0
@@ -41,6 +63,11 @@ MAX_LENGTH_BOOST = 2.0
 TEST_FACTOR = 0.5
 IMPORTS_FACTOR = 0.3
 
+ASIDE_FACTOR = 0.5
+ASIDE_DIRS = {
+    "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs",
+    "benchmark", "benchmarks", "bench", "deprecated", "legacy",
+}  # fmt: skip
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs"}
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "prueba", "pruebas"}
 _TEST_NAME = re.compile(
@@ -90,6 +117,22 @@ def is_test_path(rel: str) -> bool:
     return bool(_TEST_NAME.match(parts[-1]))
 
 
+def aside_folders(rel: str) -> set[str]:
+    """The set-aside folders (see ASIDE_DIRS) on a file's path: 'examples/a/b.py' -> examples."""
+    return {part.lower() for part in rel.split("/")[:-1]} & ASIDE_DIRS
+
+
+def is_aside_path(rel: str) -> bool:
+    return bool(aside_folders(rel))
+
+
+def asks_for_aside(query: str) -> set[str]:
+    """The set-aside folders a query names ("the example for...", "deprecated API")."""
+    words = {w.lower() for w in re.findall(r"[^\W_]+", query or "")}
+    words |= {v for w in words for v in word_variants(w)}
+    return words & ASIDE_DIRS
+
+
 def asks_for_tests(query: str) -> bool:
     words = {w.lower() for w in re.findall(r"[^\W_]+", query or "")}
     return bool(words & TEST_WORDS)
@@ -118,62 +161,6 @@ def named_files(query: str, paths: Iterable[str]) -> set[str]:
         if any("/" in w and (low == w or low.endswith("/" + w)) for w in words):
             out.add(rel)
     return out
-
-
-Groups = tuple[frozenset[str], ...]  # one set per query word: the word and its variants
-
-_SUFFIXES = (
-    "ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ily", "ly", "ed", "es",
-    "s", "ions", "ion", "ments", "ment", "able",
-)  # fmt: skip
-_ENDINGS = ("", "e", "s", "es", "ed", "ing", "er", "ers", "ion", "ation", "y", "ies")
-
-
-def word_variants(word: str) -> set[str]:
-    """Other inflections of an English word: 'lazily' -> lazy, 'resolved' -> resolve,
-    'iterating' -> iterate, iter... Only candidates: the caller keeps those the project uses.
-
-    The tokenizer does not stem, so without this a question in prose ("how are redirects
-    resolved") misses code that says resolve_redirects."""
-    if len(word) < 4 or not word.isalpha():
-        return set()
-    stems = {word}
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            stems.add(base)
-            if suffix in ("ies", "ied", "ily"):
-                stems.add(base + "y")
-            if len(base) >= 4 and base[-1] == base[-2]:  # running -> run
-                stems.add(base[:-1])
-    forms = {stem + ending for stem in stems for ending in _ENDINGS}
-    forms |= {stem[:-1] + ending for stem in stems if stem.endswith("e") for ending in _ENDINGS}
-    forms.discard(word)
-    return {f for f in forms if len(f) >= 3}
-
-
-def query_words(query: str, known: Callable[[set[str]], set[str]] | None = None) -> Groups:
-    """The query's words, each with the variants ``known`` confirms the project uses."""
-    words = list(dict.fromkeys(terms(query or "")))
-    if known is None:
-        return tuple(frozenset([w]) for w in words)
-    candidates = {w: word_variants(w) for w in words}
-    present = known(set().union(*candidates.values())) if candidates else set()
-    return tuple(frozenset({w} | (candidates[w] & present)) for w in words)
-
-
-@lru_cache(maxsize=65536)
-def name_terms(title: str) -> frozenset[str]:
-    """Searchable words of a symbol name: whole, and split at dots, underscores and case."""
-    return frozenset(terms(title))
-
-
-def name_coverage(groups: Groups, title: str) -> float:
-    """Share of the query's words (or a variant of them) that the symbol's name holds."""
-    if not groups or not title:
-        return 0.0
-    have = name_terms(title)
-    return sum(1 for group in groups if group & have) / len(groups)
 
 
 def scope_filter(scope: str, subpath: str = "") -> Callable[[dict], bool]:
@@ -216,6 +203,7 @@ def code_boost(
     the store's average leaf length (0 turns the length rule off), ``groups`` the query's
     words with their variants (default: the words alone)."""
     wants_tests = asks_for_tests(query)
+    wants_aside = asks_for_aside(query)
     wanted = groups if groups is not None else query_words(query)
 
     def boost(ref: dict, score: float) -> float:
@@ -224,11 +212,17 @@ def code_boost(
         if rel in named:
             score *= NAMED_FILE_BOOST
         cover = name_coverage(wanted, symbol_name(ref, aliases))
-        score *= FULL_NAME_BOOST if cover >= 1.0 else 1.0 + cover
+        if cover >= 1.0:
+            score *= FULL_NAME_BOOST
+        else:  # 1 + how many of the query's words the name holds, each weighted by rarity
+            score *= 1.0 + cover * len(wanted)
         if avgdl > 0 and ref.get("dl", 0) > avgdl and ref.get("title") != "imports":
             score *= min(MAX_LENGTH_BOOST, (ref["dl"] / avgdl) ** 0.5)
         if not wants_tests and is_test_path(rel):
             score *= TEST_FACTOR
+        aside = aside_folders(rel)
+        if aside and not (aside & wants_aside):
+            score *= ASIDE_FACTOR
         if "imports" in tags and not any(
             t.startswith(("method:", "function:", "class:")) for t in tags
         ):
