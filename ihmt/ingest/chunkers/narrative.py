@@ -48,13 +48,7 @@ def _is_boundary(line: str) -> bool:
 
 def split_narrative(text: str, *, target_tokens: int = 2000, max_tokens: int = 3000) -> list[Chunk]:
     """Paragraph-packed chunks that never cross a chapter heading or scene break."""
-    if not isinstance(text, str) or not text:
-        return []
-    target, hard_max = prose.clamp_budgets(target_tokens, max_tokens)
-    try:
-        return _split(text, target, hard_max)
-    except Exception:  # noqa: BLE001 - a splitter must never fail ingestion
-        return prose.whole(text, hard_max)
+    return prose.split_safely(_split, text, target_tokens, max_tokens)
 
 
 def _split(text: str, target: int, hard_max: int) -> list[Chunk]:

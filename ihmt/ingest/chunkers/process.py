@@ -70,13 +70,12 @@ class _Section:
 
 def split_process(text: str, *, target_tokens: int = 2000, max_tokens: int = 3000) -> list[Chunk]:
     """Procedure-aware chunks: headings stay with their lists, lists are not cut if possible."""
-    if not isinstance(text, str) or not text:
-        return []
-    target, hard_max = prose.clamp_budgets(target_tokens, max_tokens)
-    try:
-        return _Splitter(text, target, hard_max).run()
-    except Exception:  # noqa: BLE001 - a splitter must never fail ingestion
-        return prose.whole(text, hard_max)
+    return prose.split_safely(
+        lambda body, target, hard_max: _Splitter(body, target, hard_max).run(),
+        text,
+        target_tokens,
+        max_tokens,
+    )
 
 
 class _Splitter:

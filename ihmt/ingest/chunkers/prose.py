@@ -429,6 +429,23 @@ def whole(text: str, max_tokens: int) -> list[Chunk]:
     ]
 
 
+def split_safely(
+    split: Callable[[str, int, int], list[Chunk]],
+    text: str,
+    target_tokens: int,
+    max_tokens: int,
+) -> list[Chunk]:
+    """Run a splitter ``split(text, target, hard_max)`` with sane budgets. A splitter must
+    never fail ingestion: if it trips on text nobody foresaw, the text is kept whole."""
+    if not isinstance(text, str) or not text:
+        return []
+    target, hard_max = clamp_budgets(target_tokens, max_tokens)
+    try:
+        return split(text, target, hard_max)
+    except Exception:  # noqa: BLE001 - see the docstring
+        return whole(text, hard_max)
+
+
 def clamp_budgets(target_tokens: int, max_tokens: int) -> tuple[int, int]:
     """Sane budgets whatever the caller passed: target >= 1 and max >= target."""
     try:
