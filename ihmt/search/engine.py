@@ -27,6 +27,7 @@ from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
 from ..text.dates import year_mentions
 from ..tree.builder import Tree, read_leaf_file
+from ..tree.refs import leaf_ref
 from .bm25 import idf, score_counts
 from .navigator import Candidate, Navigator
 from .query import parse_query
@@ -163,15 +164,9 @@ class SearchEngine:
         except (OSError, StoreCorruptError):
             ref = None
         if ref is None:
-            row = self.catalog.leaf_row(leaf_id)
-            if row is None:
+            leaf = self._read_leaf(leaf_id)
+            if leaf is None:
                 return None
-            try:
-                leaf = read_leaf_file(self.tree.layout.root / row["path"])
-            except (OSError, StoreCorruptError):
-                return None
-            from ..tree.refs import leaf_ref
-
             ref = leaf_ref(leaf)
         return Candidate(ref, path, score_counts(ref["tf"], ref["dl"], weights, avgdl))
 
@@ -255,15 +250,9 @@ class SearchEngine:
         return out
 
     def _candidate_for(self, leaf_id: str, old: Candidate | None) -> Candidate | None:
-        row = self.catalog.leaf_row(leaf_id)
-        if row is None:
+        leaf = self._read_leaf(leaf_id)
+        if leaf is None:
             return None
-        try:
-            leaf = read_leaf_file(self.tree.layout.root / row["path"])
-        except (OSError, StoreCorruptError):
-            return None
-        from ..tree.refs import leaf_ref
-
         ref = leaf_ref(leaf)
         cand = Candidate(ref, self.path_of(leaf_id), old.score if old else 0.0)
         cand.adjusted = old.adjusted if old else 0.0
@@ -284,17 +273,24 @@ class SearchEngine:
         path.append("root")
         return list(reversed(path))
 
+    def _read_leaf(self, leaf_id: str):
+        """The leaf file the catalog points to, or None when it is gone or unreadable (a
+        concurrent forget, a damaged file): a search skips it rather than failing."""
+        row = self.catalog.leaf_row(leaf_id)
+        if row is None:
+            return None
+        try:
+            return read_leaf_file(self.tree.layout.root / row["path"])
+        except (OSError, StoreCorruptError):
+            return None
+
     def _hit(self, cand: Candidate, time: TimeContext) -> Hit | None:
         ref = cand.ref
         content = getattr(cand, "content", None)
         leaf = None
         if content is None:
-            row = self.catalog.leaf_row(ref["id"])
-            if row is None:
-                return None
-            try:
-                leaf = read_leaf_file(self.tree.layout.root / row["path"])
-            except (OSError, StoreCorruptError):
+            leaf = self._read_leaf(ref["id"])
+            if leaf is None:
                 return None
             content = leaf.content
         notices = list(time.outdated.get(ref["id"], []))
