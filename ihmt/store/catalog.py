@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 import sqlite3
 import threading
@@ -71,35 +72,59 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 class Catalog:
-    """Thread-safe handle on the catalog database (one connection per thread)."""
+    """Thread-safe handle on the catalog database (one connection per thread).
+
+    A catalog this process may not write (a read-only folder, mount or file) is opened for
+    reading only, so searches still work; ``read_only`` then says so and every write is
+    refused with :func:`read_only_error` before anything is touched.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
         self._ready = False
+        self.read_only = False
+        self._epoch = 0  # bumped to make every thread reopen (the store became writable)
 
     # -- connection -------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is not None and (
+            local.epoch != self._epoch
+            or (local.snapshot is not None and local.snapshot != _signature(self.path))
+        ):
+            # an immutable snapshot whose file changed (someone with write access wrote) or a
+            # store that became writable: reopen rather than read stale or torn pages
+            conn.close()
+            conn = local.conn = None
         if conn is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError:
-                pass
-            try:
-                conn = self._open_writable()
-            except sqlite3.OperationalError as exc:
-                if "readonly" not in str(exc) and "unable to open" not in str(exc):
-                    raise StoreCorruptError(
-                        f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
-                    ) from None
-                conn = self._open_read_only(exc)
-            except sqlite3.DatabaseError as exc:
+            local.snapshot = None
+            if not catalog_writable(self.path):
+                conn = self._open_read_only("state/ cannot be written")
+            else:
+                conn = self._open_or_fall_back()
+            local.conn = conn
+            local.epoch = self._epoch
+        return conn
+
+    def _open_or_fall_back(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        try:
+            return self._open_writable()
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc) and "unable to open" not in str(exc):
                 raise StoreCorruptError(
                     f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
                 ) from None
-            self._local.conn = conn
-        return conn
+            return self._open_read_only(str(exc))
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(
+                f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
+            ) from None
 
     def _open_writable(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -119,29 +144,76 @@ class Catalog:
         except BaseException:
             conn.close()
             raise
+        self.read_only = False
         return conn
 
-    def _open_read_only(self, cause: Exception) -> sqlite3.Connection:
-        """A store the user may read but not write still answers searches."""
+    def _open_read_only(self, cause: str) -> sqlite3.Connection:
+        """A store the user may read but not write still answers searches.
+
+        A WAL database normally needs its ``-shm`` file, which a reader creates when missing:
+        impossible in a folder it cannot write. So: ``mode=ro`` when that file exists (or can
+        be created), which sees the latest commits and coexists with a writer; otherwise, with
+        no committed pages waiting in ``-wal``, an ``immutable`` snapshot of the file that
+        needs no side files and is reopened whenever the file changes.
+        """
+        root = self.path.parent.parent
         if not self.path.exists():
-            raise StoreWriteError(
-                f"the store is read-only and has no catalog yet ({cause}); nothing can be read"
+            raise read_only_error(
+                root,
+                f"it has no catalog yet and {cause}",
+                "make it writable and run `ihmt rebuild` to create one",
             )
-        try:
-            conn = sqlite3.connect(
-                f"{self.path.as_uri()}?mode=ro",
-                uri=True,
-                timeout=60.0,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise StoreWriteError(
-                f"the store is read-only and its catalog cannot be read ({exc})"
-            ) from None
+        wal, shm = _side_file(self.path, "-wal"), _side_file(self.path, "-shm")
+        conn = None
+        failure: Exception | None = None
+        if shm.exists() or path_writable(self.path.parent, folder=True):
+            try:
+                conn = self._connect_ro("mode=ro")
+            except sqlite3.DatabaseError as exc:
+                failure = exc
+        if conn is None:
+            if _size(wal) > 0:
+                raise read_only_error(
+                    root,
+                    "its catalog has recent changes in state/catalog.sqlite3-wal that cannot be "
+                    f"read without write access ({failure or cause})",
+                    "make state/ writable for one command (any, e.g. `ihmt stats`) to fold them in",
+                )
+            signature = _signature(self.path)
+            try:
+                conn = self._connect_ro("mode=ro&immutable=1")
+            except sqlite3.DatabaseError as exc:
+                raise read_only_error(
+                    root, f"its catalog cannot be read ({exc})", "nothing can be searched"
+                ) from None
+            self._local.snapshot = signature
+        self.read_only = True
         self._ready = True
         return conn
+
+    def _connect_ro(self, options: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            f"{self.path.as_uri()}?{options}",
+            uri=True,
+            timeout=60.0,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def reopen_if_writable(self) -> bool:
+        """After the store became writable again (a long-lived server): drop the read-only
+        connections so the next use opens the catalog for writing. True when it did."""
+        if not self.read_only or not catalog_writable(self.path):
+            return False
+        self.read_only = False
+        self._epoch += 1
+        return True
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database and truncate it (after a forget)."""
@@ -160,6 +232,8 @@ class Catalog:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT: all or nothing, even if the process is killed."""
         conn = self._conn()
+        if self.read_only:
+            raise read_only_error(self.path.parent.parent, "its catalog cannot be written")
         if conn.in_transaction:
             yield conn
             return
@@ -476,6 +550,56 @@ class Catalog:
             elif count > 0:
                 per_domain[key.split(":", 1)[1]] = count
         return {"leaves": leaves, "branches_per_layer": per_layer, "leaves_per_domain": per_domain}
+
+
+def read_only_error(
+    root: Path, detail: str, advice: str = "nothing was changed"
+) -> StoreWriteError:
+    """The one message every refused write (or unreadable catalog) on a read-only store gives."""
+    return StoreWriteError(f"the memory at {root} is read-only: {detail}; {advice}")
+
+
+def catalog_writable(path: Path) -> bool:
+    """Whether this process may write the catalog: the file and its folder (SQLite creates
+    ``-wal``/``-shm`` beside it). A folder that does not exist yet is left to the open."""
+    if not path.parent.exists():
+        return True
+    if not path_writable(path.parent, folder=True):
+        return False
+    return not path.exists() or path_writable(path)
+
+
+def path_writable(path: Path, folder: bool = False) -> bool:
+    """os.access with the effective ids (what the kernel will enforce, read-only mounts too).
+
+    Windows: only files; a folder's read-only attribute there means "customized", not "locked".
+    """
+    if folder and os.name == "nt":  # pragma: no cover - Windows only
+        return True
+    if os.access in os.supports_effective_ids:
+        return os.access(path, os.W_OK, effective_ids=True)
+    return os.access(path, os.W_OK)  # pragma: no cover - platforms without effective ids
+
+
+def _side_file(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _signature(path: Path) -> tuple:
+    """What changes when anyone writes the catalog: the file itself and a write-ahead log."""
+    try:
+        st = path.stat()
+        main = (st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        main = None
+    return main, _side_file(path, "-wal").exists()
 
 
 def _write_error(exc: sqlite3.OperationalError) -> StoreWriteError:

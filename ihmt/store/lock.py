@@ -2,17 +2,22 @@
 
 An OS lock (``fcntl.flock`` on POSIX, ``msvcrt.locking`` on Windows) on ``state/write.lock``:
 the kernel releases it when the holder dies, so a killed writer never leaves a stale lock.
-Re-entrant within one process so a facade call may nest (save -> consolidate).
+Re-entrant within one process so a facade call may nest (save -> consolidate). Only writers
+take it: readers never create or open the lock file, so a read-only store can still be read.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
 from pathlib import Path
 
 from ..errors import StoreLockedError
+from .catalog import read_only_error
+
+_READ_ONLY_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 if os.name == "nt":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -63,6 +68,14 @@ class StoreLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             self._thread_lock.release()
+            if exc.errno in _READ_ONLY_ERRNOS:
+                # the lock is taken only to write, so a lock that cannot be opened for writing
+                # means the store cannot be written at all: say that, not "locked"
+                folder = self.path.parent
+                root = folder.parent if folder.name == "state" else folder  # a store's state/
+                raise read_only_error(
+                    root, f"cannot open {self.path.name} ({exc.strerror})"
+                ) from None
             raise StoreLockedError(
                 f"cannot open the store lock {self.path}: {exc.strerror}"
             ) from None

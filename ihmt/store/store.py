@@ -1,8 +1,10 @@
 """MemoryStore: leaf files, the write lock, crash recovery, check and rebuild.
 
-Every write goes through ``writing()``: it takes the store-wide OS lock and, before doing
-anything else, finishes whatever a killed writer left announced in the catalog's ``pending``
-table (a leaf written but not indexed is indexed; a removal half done is completed).
+Every write goes through ``writing()``: it refuses at once on a store this process cannot
+write (reads need no lock and replay nothing, so a read-only store still answers), takes the
+store-wide OS lock and, before doing anything else, finishes whatever a killed writer left
+announced in the catalog's ``pending`` table (a leaf written but not indexed is indexed; a
+removal half done is completed).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..models import CheckReport, MemoryLeaf
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref, leaf_terms
 from .atomic import atomic_write_bytes, remove_stale_temps
-from .catalog import Catalog
+from .catalog import Catalog, catalog_writable, path_writable, read_only_error
 from .layout import StoreLayout
 from .leaf_format import parse_leaf, render_leaf
 from .lock import StoreLock
@@ -60,11 +62,26 @@ class MemoryStore:
     # -- locking and recovery ----------------------------------------------------------------
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
+        if not self.lock.held:
+            self.refuse_if_read_only()
         with self.lock:
             if self.lock._depth == 1:
                 self.recover()
                 self.tree.entries()  # start every write from the trunk other writers left
             yield
+
+    def refuse_if_read_only(self) -> None:
+        """Refuse a write up front on a store this process cannot write, so that nothing is
+        half done (no lock file, no pending replay, no leaf file) and the message is one line."""
+        root = self.layout.root
+        for path in (root, self.layout.state, self.layout.layer0):
+            if path.exists() and not path_writable(path, folder=True):
+                where = "its folder" if path == root else f"{path.relative_to(root)}/"
+                raise read_only_error(root, f"{where} cannot be written")
+        if not catalog_writable(self.layout.catalog):
+            raise read_only_error(root, "state/catalog.sqlite3 cannot be written")
+        if self.catalog.read_only and not self.catalog.reopen_if_writable():
+            raise read_only_error(root, "its catalog could only be opened for reading")
 
     def recover(self) -> list[str]:
         """Finish writes a killed process announced; returns what was done, in words."""
