@@ -7,15 +7,11 @@ The project is generated in tmp and edited between calls to prove answers are ne
 
 from __future__ import annotations
 
-import contextlib
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-STARTUP_LIMIT = 90  # seconds: importing the SDK alone takes several on a busy machine
-CALL_LIMIT = 60
+from tests.mcp_live import live_server
 
 SHOP = '''\
 class Cart:
@@ -31,70 +27,6 @@ class Cart:
 def apply_discount(total, percent):
     return total * (100 - percent) / 100
 '''
-
-
-class Live:
-    def __init__(self, portal, session, log: Path) -> None:
-        self.portal = portal
-        self.session = session
-        self.log = log
-
-    def request(self, name: str, args: dict) -> tuple[str, bool]:
-        import anyio
-
-        async def call():
-            with anyio.fail_after(CALL_LIMIT):
-                return await self.session.call_tool(name, args)
-
-        result = self.portal.call(call).model_dump(by_alias=True)
-        text = "\n".join(block.get("text", "") for block in result["content"])
-        return text, bool(result.get("isError"))
-
-    def ok(self, name: str, **args) -> str:
-        text, failed = self.request(name, args)
-        assert not failed, f"{name} failed: {text}\n{self.log.read_text('utf-8')[-2000:]}"
-        return text
-
-    def error(self, name: str, **args) -> str:
-        text, failed = self.request(name, args)
-        assert failed, f"{name} should have failed but answered: {text}"
-        assert "\n" not in text.strip(), f"tool errors are one line: {text!r}"
-        return text
-
-    def list_tools(self) -> list[dict]:
-        import anyio
-
-        async def call():
-            with anyio.fail_after(CALL_LIMIT):
-                return await self.session.list_tools()
-
-        return [
-            t.model_dump(by_alias=True, exclude_none=True) for t in self.portal.call(call).tools
-        ]
-
-
-@contextlib.asynccontextmanager
-async def _client(home: Path, projects: Path, cwd: Path, errlog):
-    import anyio
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[str(ROOT / "mcp_server.py")],
-        env={
-            "IHMT_HOME": str(home),
-            "IHMT_PROJECTS_DIR": str(projects),
-            "HOME": str(home.parent),
-            "PYTHONIOENCODING": "utf-8",
-        },
-        cwd=str(cwd),
-    )
-    async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
-            with anyio.fail_after(STARTUP_LIMIT):
-                await session.initialize()
-            yield session
 
 
 @pytest.fixture(scope="module")
@@ -115,14 +47,8 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(workdir):
-    pytest.importorskip("mcp")
-    from anyio.from_thread import start_blocking_portal
-
-    log = workdir / "server.log"
-    with open(log, "w", encoding="utf-8") as errlog, start_blocking_portal() as portal:
-        client = _client(workdir / "home" / ".ihmt", workdir / "projects", workdir / "work", errlog)
-        with portal.wrap_async_context_manager(client) as session:
-            yield Live(portal, session, log)
+    with live_server(workdir / "home" / ".ihmt", workdir / "work", workdir / "projects") as live:
+        yield live
 
 
 def test_the_project_tools_are_listed_read_only_with_their_arguments(server):
