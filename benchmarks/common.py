@@ -98,3 +98,34 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     idx = min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))
     return ordered[idx]
+
+
+def ingest_turns(memory, docs: list[dict]) -> None:
+    """Store a conversation's turns (dicts with dia_id, text, timestamp) one memory each, as
+    the LoCoMo benchmarks do, and build the tree."""
+    memory.ingest_batch(
+        {
+            "text": d["text"],
+            "source": d["dia_id"],
+            "timestamp": d["timestamp"],
+            "domain": "conversation",
+            "data_type": "GENERIC",
+        }
+        for d in docs
+    )
+    memory.flush()
+
+
+def ingest_texts(memory, texts: list[str]) -> float:
+    """Store synthetic memories (source m0, m1, ...) and build the tree; returns the seconds
+    taken. Secret redaction is off: the generated text holds no secrets."""
+    started = time.perf_counter()
+    memory.ingest_batch(
+        (
+            {"text": t, "source": f"m{i}", "domain": "general", "data_type": "GENERIC"}
+            for i, t in enumerate(texts)
+        ),
+        redact_secrets=False,
+    )
+    memory.flush()
+    return time.perf_counter() - started

@@ -25,7 +25,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from common import ROOT, FlatBM25, machine, write_section
+from common import ROOT, FlatBM25, ingest_turns, machine, write_section
 
 DATA = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 KS = (1, 5, 10)
@@ -83,17 +83,7 @@ def run_conversation(sample: dict, workdir: Path) -> list[dict]:
     memory = IHMT.initialize(ws)
     docs = turns_of(sample)
     t0 = time.perf_counter()
-    memory.ingest_batch(
-        {
-            "text": d["text"],
-            "source": d["dia_id"],
-            "timestamp": d["timestamp"],
-            "domain": "conversation",
-            "data_type": "GENERIC",
-        }
-        for d in docs
-    )
-    memory.flush()
+    ingest_turns(memory, docs)
     build_s = time.perf_counter() - t0
     flat = FlatBM25()
     leaf_to_dia = {}

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, FlatBM25, machine, percentile, write_section
+from common import ROOT, FlatBM25, ingest_texts, machine, percentile, write_section
 
 SEED = 20261129
 TOPICS = [
@@ -128,16 +128,7 @@ def measure_size(n: int, work: Path, with_mcp: bool) -> dict:
     texts, words = corpus(n)
     ws = work / f"s{n}"
     memory = IHMT.initialize(ws)
-    t0 = time.perf_counter()
-    memory.ingest_batch(
-        (
-            {"text": t, "source": f"m{i}", "domain": "general", "data_type": "GENERIC"}
-            for i, t in enumerate(texts)
-        ),
-        redact_secrets=False,
-    )
-    memory.flush()
-    build_s = time.perf_counter() - t0
+    build_s = ingest_texts(memory, texts)
     files = sum(1 for p in memory.path.rglob("*") if p.is_file())
     size = sum(p.stat().st_size for p in memory.path.rglob("*") if p.is_file())
     stats = memory.stats()

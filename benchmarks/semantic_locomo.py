@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from common import machine, percentile, write_section
+from common import ingest_turns, machine, percentile, write_section
 
 TUNING = ("conv-26", "conv-30", "conv-41")
 SECTION = "LoCoMo: lexical vs semantic retrieval (benchmarks/locomo.py --semantic)"
@@ -27,17 +27,7 @@ def run_conversation(sample: dict, workdir: Path, turns_of, evidence_ids, ks) ->
     ws = workdir / sample["sample_id"]
     memory = IHMT.initialize(ws)
     docs = turns_of(sample)
-    memory.ingest_batch(
-        {
-            "text": d["text"],
-            "source": d["dia_id"],
-            "timestamp": d["timestamp"],
-            "domain": "conversation",
-            "data_type": "GENERIC",
-        }
-        for d in docs
-    )
-    memory.flush()
+    ingest_turns(memory, docs)
     memory.close()
     memory = IHMT.initialize(ws, semantic=True)
     t0 = time.perf_counter()

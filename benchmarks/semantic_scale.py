@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import machine, percentile, write_section
+from common import ingest_texts, machine, percentile, write_section
 from scale import PEOPLE, SEED, TOOLS, TOPICS, corpus, make_memory
 
 SECTION = "Scale with semantic search (benchmarks/semantic_scale.py)"
@@ -39,16 +39,7 @@ def measure(n: int, work: Path) -> dict:
     texts, words = corpus(n)
     ws = work / f"s{n}"
     memory = IHMT.initialize(ws)
-    t0 = time.perf_counter()
-    memory.ingest_batch(
-        (
-            {"text": t, "source": f"m{i}", "domain": "general", "data_type": "GENERIC"}
-            for i, t in enumerate(texts)
-        ),
-        redact_secrets=False,
-    )
-    memory.flush()
-    build_s = time.perf_counter() - t0
+    build_s = ingest_texts(memory, texts)
     memory.close()
 
     memory = IHMT.initialize(ws, semantic=True)
