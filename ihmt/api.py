@@ -74,7 +74,7 @@ class IHMT:
         self.tree = Tree(self.layout, self.catalog, self.config, self.backend)
         self.store = MemoryStore(self.layout, self.config, self.tree, self.catalog)
         self.store.fact_hook = self._facts_of_leaf
-        self.engine = SearchEngine(self.tree, self.catalog, self.config, self._time_context)
+        self.engine = SearchEngine(self.tree, self.catalog, self.config, self.time_context)
         self._extractor = None
         self._resolver_cache: tuple[int, object] | None = None
         self._time_cache: tuple[int, TimeContext] | None = None
@@ -644,7 +644,13 @@ class IHMT:
     def notices(self, subject: str | None = None) -> list[str]:
         return self.resolver.notices(subject)
 
-    def _time_context(self) -> TimeContext:
+    def path_of(self, leaf_id: str) -> list[str]:
+        """The tree path from the trunk down to a leaf (node ids), as search hits carry it."""
+        return self.engine.path_of(leaf_id)
+
+    def time_context(self) -> TimeContext:
+        """What time says about the leaves: which are OUTDATED (with the notices saying why)
+        and which replaced which; cached until the store changes."""
         generation = self.catalog.generation()
         if self._time_cache and self._time_cache[0] == generation:
             return self._time_cache[1]

@@ -189,7 +189,7 @@ class GuiApp:
             refs = branch.get("children", [])
             this = self._ref(branch.get("self", {"id": node_id, "kind": "branch"}))
         page = refs[offset : offset + limit]
-        ctx = memory._time_context()
+        ctx = memory.time_context()
         return {
             "node": this,
             "total": len(refs),
@@ -203,7 +203,7 @@ class GuiApp:
         leaf = memory.store.read_leaf(leaf_id)
         if leaf is None:
             raise ApiError(404, f"no memory with id {leaf_id}")
-        outdated = memory._time_context()
+        outdated = memory.time_context()
         content = leaf.content
         return {
             "id": leaf.leaf_id,
@@ -220,7 +220,7 @@ class GuiApp:
             "span": leaf.span,
             "position": leaf.position,
             "oversized": leaf.oversized,
-            "path": memory.engine.path_of(leaf.leaf_id),
+            "path": memory.path_of(leaf.leaf_id),
             "outdated": leaf.leaf_id in outdated.outdated,
             "notices": outdated.outdated.get(leaf.leaf_id, []),
             "replaced_by": outdated.replaced_by.get(leaf.leaf_id),
@@ -308,7 +308,7 @@ class GuiApp:
         best = hits[0].path
         rank = {h.leaf_id: i + 1 for i, h in enumerate(hits)}
         on_path = {node for h in hits for node in h.path}
-        ctx = memory._time_context()
+        ctx = memory.time_context()
 
         def level(node_id: str, depth: int) -> dict:
             if node_id == "root":
