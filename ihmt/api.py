@@ -23,7 +23,7 @@ from .ingest.reader import decode_bytes, read_text_file, walk_files
 from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
 from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
-from .store.catalog import Catalog
+from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
@@ -105,12 +105,17 @@ class IHMT:
             raise InputError(f"cannot create {layout.root}: {exc.strerror or exc}") from None
         existing = load_config(layout.config) if layout.config.exists() else IHMTConfig()
         cfg = existing.with_overrides(**config)
-        for folder in (layout.layer0, layout.layers, layout.state, layout.records):
-            folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(
-            layout.config, json.dumps(cfg.to_dict(), indent=2, ensure_ascii=False) + "\n"
-        )
+        settings = json.dumps(cfg.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        try:
+            for folder in (layout.layer0, layout.layers, layout.state, layout.records):
+                folder.mkdir(parents=True, exist_ok=True)
+            if not layout.config.exists() or layout.config.read_text("utf-8") != settings:
+                atomic_write_text(layout.config, settings)
+        except PermissionError as exc:
+            raise read_only_error(layout.root, f"{exc.strerror or exc}") from None
         memory = cls(layout.workspace, config=cfg, backend=backend)
+        if layout.root_json.exists() and not force:
+            return memory  # already a store, settings unchanged or just saved: nothing to do
         with memory.store.writing():
             if force:
                 memory.store.reset_derived()

@@ -358,3 +358,26 @@ def test_library_on_a_really_read_only_store_searches_and_refuses_a_save():
         _assert_one_line_read_only(lines[1], workspace)
         assert len(lines) == 2
         assert _snapshot(workspace) == before
+
+
+def test_init_on_an_existing_read_only_store_opens_it_and_writes_nothing(ro):
+    workspace, words, _switch = ro
+    before = _snapshot(workspace)
+    memory = IHMT.initialize(workspace)  # same settings: nothing to write
+    assert findable(memory, words[0])
+    memory.close()
+    code, _out, err = _run_cli("--path", str(workspace), "init")
+    assert (code, err) == (0, ""), err
+    assert _snapshot(workspace) == before
+
+
+def test_init_that_must_write_settings_says_the_store_is_read_only(ro, monkeypatch):
+    workspace, _words, _switch = ro
+
+    def refuse(*_args, **_kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr("ihmt.api.atomic_write_text", refuse)
+    with pytest.raises(StoreWriteError) as caught:
+        IHMT.initialize(workspace, beam_width=5)
+    _assert_one_line_read_only(str(caught.value), workspace)
