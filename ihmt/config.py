@@ -81,8 +81,16 @@ def load_config(path: Path) -> IHMTConfig:
     if not path.exists():
         return IHMTConfig()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raw = None
+    try:
+        if raw is None:
+            raise ValueError("not UTF-8 text")
+        data = json.loads(raw)
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise StoreCorruptError(
             f"{path} is not valid JSON ({exc.__class__.__name__}); fix it by hand or delete it "
             "to return to the defaults"
