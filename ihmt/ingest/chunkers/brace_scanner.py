@@ -106,6 +106,12 @@ _CS_INTERP_VERBATIM = _HoleKind(re.compile(r"(?P<esc>\"\"|\{\{)|(?P<hole>\{)|(?P
 _C_FAMILY = ("c", "cpp", "csharp")
 _CHAR_LANGS = frozenset(("java", "c", "cpp", "csharp", "go", "kotlin", "rust", "generic"))
 _PP_LANGS = frozenset(("c", "cpp", "csharp", "swift"))
+# TypeScript (prettier) breaks long generic parameter lists over lines: `method<\n  T,\n>(`.
+# Without semicolons to say a statement goes on, a '<' that ends a line right after a name
+# opens a bracket level there, so the parameter lines are no cut points. (Semicolon
+# languages such as Rust already join an unterminated line to the next.)
+_ANGLE_LANGS = frozenset(("typescript",))
+_ANGLE_AT_EOL = re.compile(r"[ \t]*(?://[^\r\n]*)?(?:\r\n|\r|\n)")
 _CPP_DELIM = re.compile(r'([^()\\\s"]{0,16})\(')
 
 
@@ -123,6 +129,8 @@ def _prefilter(language: str) -> re.Pattern[str]:
         chars += "`"
     if language in ("c", "cpp", "csharp", "swift", "php", "python"):
         chars += "#"
+    if language in _ANGLE_LANGS:
+        chars += "<>"
     if language == "python":
         chars += "\\\\"
     alternatives = [f"[{chars}]"]
@@ -246,6 +254,9 @@ class BraceScanner:
     Depth counts (), [] and {}; a '}' also closes any unclosed '(' or '[' above its '{', and
     closers without an opener are ignored, so unbalanced input degrades to fewer cut points,
     never to an error. Braces inside strings, comments and template holes do not count.
+    In TypeScript a generic list opened by ``name<`` at the end of a line counts
+    too, up to its matching '>' (``=>`` and ``->`` are no closers); a ')', ']' or '}' also
+    ends any such list still open above its own opener.
     """
 
     def __init__(self, text: str, language: str) -> None:
@@ -267,6 +278,7 @@ class BraceScanner:
         search = _prefilter(lang).search
         token = self._token
         pp_lang = lang in _PP_LANGS
+        angles = lang in _ANGLE_LANGS
         stack: list[str] = []  # code-level openers
         braces = 0  # how many '{' are on the stack
         frames: list[list] = []  # string / hole frames inside a literal that embeds code
@@ -320,7 +332,18 @@ class BraceScanner:
                 stack.append(c)
                 pos = t + 1
             elif c == ")" or c == "]":
-                if stack and stack[-1] == ("(" if c == ")" else "["):
+                k = len(stack)
+                while k and stack[k - 1] == "<":  # a generic list never outlives its bracket
+                    k -= 1
+                if k and stack[k - 1] == ("(" if c == ")" else "["):
+                    del stack[k - 1 :]
+                pos = t + 1
+            elif c == "<" and angles:
+                if (stack and stack[-1] == "<") or self._opens_generics(t):
+                    stack.append(c)
+                pos = t + 1
+            elif c == ">" and angles:
+                if stack and stack[-1] == "<" and text[t - 1] not in "=-":
                     stack.pop()
                 pos = t + 1
             elif c == "#" and pp_lang and self._directive_at(t):
@@ -445,9 +468,19 @@ class BraceScanner:
             if lang == "swift":
                 return self._swift_raw(t)
             return t + 1
-        if c == "<":
+        if c == "<" and lang == "php":
             return self._heredoc_end(t)
         return m.end()
+
+    def _opens_generics(self, t: int) -> bool:
+        """``name<`` ending its line: a generic parameter list spread over lines, not a ``<``
+        comparison (formatters put spaces around those and never end a line with one)."""
+        text = self.text
+        return (
+            t > 0
+            and (_is_word(text[t - 1]) or text[t - 1] == "$")
+            and _ANGLE_AT_EOL.match(text, t + 1) is not None
+        )
 
     def _double_quote(self, t: int, frames: list[list]) -> int:
         text, lang = self.text, self.language
@@ -860,6 +893,23 @@ def _skip_generics(s: str) -> str:
     return s
 
 
+def _drop_generics(s: str) -> str:
+    """``s`` without its ``<...>`` lists, so defaults such as ``class Q<T = unknown>`` do not
+    read as an initialiser; a list left open (a header cut short) drops the rest."""
+    if "<" not in s:
+        return s
+    out: list[str] = []
+    level = 0
+    for i, ch in enumerate(s):
+        if ch == "<":
+            level += 1
+        elif ch == ">" and level and s[i - 1] not in "=-":
+            level -= 1
+        elif not level:
+            out.append(ch)
+    return "".join(out)
+
+
 def container_of(header: str, language: str) -> tuple[str, str]:
     """(keyword, name) when a declaration header opens a class-like body, else ("", "")."""
     if not _CONTAINER_HINT.search(header):
@@ -873,7 +923,7 @@ def container_of(header: str, language: str) -> tuple[str, str]:
     if m is None:
         return "", ""
     kw, rest = m.group("kw"), m.group("rest")
-    if "=" in rest.replace("=>", "").replace("==", ""):
+    if "=" in _drop_generics(rest).replace("=>", "").replace("==", ""):
         return "", ""  # `static struct ops x = {` initialises a variable
     if language in ("c", "cpp") and kw in ("struct", "union", "enum", "class") and "(" in rest:
         return "", ""  # `struct point make(int x) {` is a function returning a struct

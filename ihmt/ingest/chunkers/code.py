@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
 from ihmt.errors import InputError
@@ -152,7 +152,7 @@ _JS_FIELD_ARROW = re.compile(
 )
 _JS_METHOD = re.compile(
     r"^(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set|declare)"
-    r"\s+)*\*?\s*(?P<name>#?[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>]*>)?\s*\("
+    r"\s+)*\*?\s*(?P<name>#?[A-Za-z_$][\w$]*)\s*\??\s*[<(]"  # `<`: generics, maybe nested
 )
 _FUNC_BY_LANG: dict[str, tuple[re.Pattern[str], ...]] = {
     "go": (
@@ -220,6 +220,38 @@ def _function_name(span: Span, lang: str, in_class: bool) -> tuple[str | None, s
     return name, owner
 
 
+def _merge_overloads(spans: list[Span], lang: str, in_class: bool) -> list[Span]:
+    """TypeScript overloads: bodiless signatures join the implementation that follows them.
+
+    ``function f(a: string): string`` / ``function f(a: any) { ... }`` is one symbol, so it
+    becomes one span starting at the first signature (its doc comment included), named and
+    headed by the implementation. Signatures that no same-named body follows (interfaces,
+    ``declare``, abstract methods) stay as they are.
+    """
+    if lang != "typescript" or len(spans) < 2:
+        return spans
+    out: list[Span] = []
+    run: list[Span] = []  # consecutive signatures of one name, waiting for their body
+    run_name = None
+    for span in spans:
+        name = _function_name(span, lang, in_class)[0] if not span.container else None
+        if name and span.kind == "stmt" and not span.members:
+            if run and name != run_name:
+                out.extend(run)
+                run = []
+            run.append(span)
+            run_name = name
+            continue
+        if run and name == run_name and span.kind == "decl":
+            out.append(replace(span, start=run[0].start))
+        else:
+            out.extend(run)
+            out.append(span)
+        run = []
+    out.extend(run)
+    return out
+
+
 # --------------------------------------------------------------------------- assembly
 
 
@@ -250,9 +282,25 @@ class _Assembler:
 
     def run(self) -> list[Chunk]:
         pieces: list[_Piece] = []
-        for span in self._spans():
+        for span in _merge_overloads(self._spans(), self.lang, in_class=False):
             self._emit(span, pieces, owner=None, context=None, group=0)
+        self._blank_lines_stay_behind(pieces)
         return self._pack(pieces)
+
+    def _blank_lines_stay_behind(self, pieces: list[_Piece]) -> None:
+        """Blank lines that open a piece go to the piece before it, so a member's range begins
+        at its first line of code or comment, not at the blank line after ``class A {`` (the
+        file still tiles: only the boundary moves)."""
+        text, edges = self.text, self.edges
+        for prev, piece in zip(pieces, pieces[1:], strict=False):
+            if prev.end != piece.start:
+                continue
+            k = piece.start
+            while k < piece.end and not text[edges[k] : edges[k + 1]].strip():
+                k += 1
+            if piece.start < k < piece.end:
+                prev.end = piece.start = k
+                prev.tokens = piece.tokens = 0
 
     def _spans(self) -> list[Span]:
         target_chars = self.target * CHARS_PER_TOKEN
@@ -292,7 +340,7 @@ class _Assembler:
             class_tags.append(f"class:{owner}")
         title = _join_title(owner, span.cname) if span.cname else None
         out.append(_Piece(span.start, span.body_start, list(class_tags), title, ctx, True, gid))
-        for member in span.members or ():
+        for member in _merge_overloads(span.members or [], self.lang, inner_owner is not None):
             self._emit(member, out, inner_owner, ctx, gid)
         if span.body_end < span.end:
             out.append(
