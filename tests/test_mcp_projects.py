@@ -74,13 +74,13 @@ def test_project_map_lists_files_and_symbols(server):
     assert text.startswith("PROJECT shop: 3 files")
     assert "cart.py" in text and "money.py" in text and "test_cart.py" in text
     text = server.ok("project_map", path="shop", detail="symbols", subpath="src")
-    assert "class Cart" in text and ".total_price 6-8" in text
-    assert "apply_discount 9-12" in text and "test_cart.py" not in text
+    assert "class Cart" in text and ".total_price 7-8" in text
+    assert "apply_discount 11-12" in text and "test_cart.py" not in text
 
 
 def test_find_code_returns_file_lines_and_code_and_is_never_stale(server, workdir):
     text = server.ok("find_code", query="total_price", path=str(workdir / "work" / "shop"))
-    assert text.startswith("src/cart.py:6-8  Cart.total_price")
+    assert text.startswith("src/cart.py:7-8  Cart.total_price")
     assert "prices[sku] * qty" in text
     assert "tests/test_cart.py" not in text  # scope main skips tests
     tests = server.ok("find_code", q="total_price", path="shop", scope="test")
@@ -102,7 +102,7 @@ def test_find_code_not_found_and_truncation(server):
     text = server.ok("find_code", query="kubernetes ingress controller", path="shop")
     assert text.startswith("NOT FOUND")
     text = server.ok("find_code", query="apply_discount", path="shop", max_tokens=1)
-    assert text.startswith("src/cart.py:9-12  apply_discount")
+    assert text.startswith("src/cart.py:11-12  apply_discount")
 
 
 def test_bad_arguments_are_one_line_tool_errors(server, workdir):

@@ -279,6 +279,8 @@ def test_every_leaf_is_the_files_lines_and_branches_follow_path_order(index, pro
         for sym in entry["symbols"]:
             text = file_lines(project / rel, sym["start_line"], sym["end_line"])
             assert sym["name"].rpartition(".")[2] in text
+            # the range is the symbol's own lines: no blank line at either end
+            assert text.splitlines()[0].strip() and text.splitlines()[-1].strip(), (rel, sym)
 
 
 def test_secrets_are_redacted_without_moving_lines(index, project):
@@ -514,8 +516,8 @@ def test_map_lists_files_tokens_and_symbols_from_the_manifest_only(index, projec
     symbols = index.project_map("symbols", subpath="src")
     assert [f.path for f in symbols.files] == ["src/app.py", "src/util.py"]
     text = render_map(symbols)
-    assert "class ConfigLoader" in text and ".parse_config 9-12" in text
-    assert "start_server 18-21" in text and "slugify 1-2" in text
+    assert "class ConfigLoader" in text and ".parse_config 10-12" in text
+    assert "start_server 20-21" in text and "slugify 1-2" in text
     assert "tests/" not in text
 
 
@@ -678,10 +680,10 @@ def test_cli_map_and_find_code(project, tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("PROJECT proj: 4 files") and "app.py" in out.stdout
     out = run_cli("map", str(project), "--symbols", "--subpath", "src", env=env)
-    assert out.returncode == 0 and ".parse_config 9-12" in out.stdout
+    assert out.returncode == 0 and ".parse_config 10-12" in out.stdout
     out = run_cli("find-code", "merge_defaults", "--project", str(project), env=env)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("src/app.py:13-17  ConfigLoader.merge_defaults")
+    assert out.stdout.startswith("src/app.py:14-17  ConfigLoader.merge_defaults")
     out = run_cli(
         "find-code",
         "parse_config",

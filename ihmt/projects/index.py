@@ -46,6 +46,7 @@ from .manifest import (
     scan_project,
     source_kind,
     symbols_of,
+    trailing_blank_lines,
 )
 from .naming import covered, name_parts
 from .ranking import (
@@ -530,7 +531,8 @@ class ProjectIndex:
                             else self.memory().store.read_leaf(leaf_id)
                         )
                         parts.append(hit.content if leaf is None else leaf.content)
-                    snip.code = "".join(parts)
+                    whole = "".join(parts)
+                    snip.code = _without_trailing_lines(whole, trailing_blank_lines(whole))
             out.append(snip)
         return out
 
@@ -668,14 +670,24 @@ def _named_by_query(hit, wanted: Groups, aliases: dict[str, str]) -> bool:
 
 def _snippet(hit, with_code: bool = True) -> CodeSnippet:
     span = hit.span or {}
+    start, end = int(span.get("start_line", 0)), int(span.get("end_line", 0))
+    blank = trailing_blank_lines(hit.content)
     return CodeSnippet(
         path=hit.source,
-        start_line=int(span.get("start_line", 0)),
-        end_line=int(span.get("end_line", 0)),
+        start_line=start,
+        end_line=max(start, end - blank),
         title=hit.title or "",
-        code=hit.content if with_code else "",
+        code=_without_trailing_lines(hit.content, blank) if with_code else "",
         score=hit.score,
     )
+
+
+def _without_trailing_lines(text: str, count: int) -> str:
+    """``text`` less its last ``count`` lines (the blank ones after a symbol)."""
+    if count <= 0:
+        return text
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[: len(lines) - count])
 
 
 def _pack(answer: CodeAnswer, snippets: list[CodeSnippet], budget: int) -> None:

@@ -216,7 +216,8 @@ def symbols_of(leaves: list) -> list[dict]:
         tokens = estimate_tokens(leaf.content)
         symbol = symbol_of(leaf.leaf_id, leaf.title, leaf.tags, leaf.span, tokens)
         if symbol is None and open_symbol is not None and not leaf.title:
-            open_symbol["end_line"] = int(leaf.span.get("end_line", open_symbol["end_line"]))
+            end = int(leaf.span.get("end_line", open_symbol["end_line"]))
+            open_symbol["end_line"] = end - trailing_blank_lines(leaf.content)
             open_symbol["tokens"] += tokens
             open_symbol.setdefault("more", []).append(leaf.leaf_id)
             depth += _bracket_balance(leaf.content)
@@ -226,12 +227,25 @@ def symbols_of(leaves: list) -> list[dict]:
         open_symbol = None
         if symbol is None:
             continue
+        symbol["end_line"] = max(
+            symbol["start_line"], symbol["end_line"] - trailing_blank_lines(leaf.content)
+        )
         out.append(symbol)
         depth = _bracket_balance(leaf.content)
         if symbol["kind"] != "section" and (depth > 0 or leaf.content.rstrip().endswith("<")):
             open_symbol = symbol
             depth = max(depth, 1)
     return out
+
+
+def trailing_blank_lines(text: str) -> int:
+    """How many whole blank lines end a leaf. Leaves tile the file, so the blank lines
+    between two symbols belong to the one above; a symbol's line range stops before them."""
+    lines = text.splitlines()
+    count = 0
+    while count < len(lines) - 1 and not lines[-1 - count].strip():
+        count += 1
+    return count
 
 
 def _bracket_balance(text: str) -> int:
