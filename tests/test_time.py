@@ -155,3 +155,15 @@ def test_semantic_model_is_a_setting(tmp_path):
     assert memory.config.semantic_model == "/models/mini"
     with pytest.raises(InputError, match="semantic_model"):
         IHMT.initialize(tmp_path / "w2", semantic_model=3)
+
+
+def test_an_entry_holding_the_value_asked_for_is_not_outdated_for_that_question(journal):
+    # 2024 entry: the old city (changed since) and the employer (still current)
+    result = journal.search("where do I work?")
+    best = result.best
+    assert "Nubalia" in best.content and "Madrid" in best.content
+    assert not best.outdated  # it answers the question asked
+    assert best.notices  # the change of city is still shown beside it
+    # asked about the city, the same entry is the old value and stays OUTDATED
+    older = [h for h in journal.search("where do I live?").hits if "Madrid" in h.content]
+    assert older and older[0].outdated

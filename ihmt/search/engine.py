@@ -94,6 +94,10 @@ class SearchEngine:
         weights = self.navigator.weights(query, n, dfs)
         time = self.time_context()
         facts = time.fact_answers(query.text) if not query.clue_terms else []
+        # A leaf that holds the value asked for answers this question, even when another fact
+        # it states has changed since ("where do I work?" -> the entry that also names the old
+        # city): its notices still show, but it is not OUTDATED for this question.
+        answering = {leaf_id for leaf_id, asked in facts if asked}
         if not weights and self.dense is None and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
@@ -112,12 +116,12 @@ class SearchEngine:
             result.reason = "no memory contains any of these words"
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
-        ranked = self._rerank(candidates, query, full_idf, time, boost)
+        ranked = self._rerank(candidates, query, full_idf, time, boost, answering)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, result)
         hits = []
         for cand in ranked[:top_k]:
-            hit = self._hit(cand, time)
+            hit = self._hit(cand, time, answering)
             if hit is None:
                 continue
             result.leaf_reads += 1
@@ -172,7 +176,13 @@ class SearchEngine:
 
     # -- re-ranking -------------------------------------------------------------------------
     def _rerank(
-        self, cands: list[Candidate], query, full_idf: dict, time: TimeContext, boost=None
+        self,
+        cands: list[Candidate],
+        query,
+        full_idf: dict,
+        time: TimeContext,
+        boost=None,
+        answering: frozenset[str] | set[str] = frozenset(),
     ) -> list:
         years = set(year_mentions(query.text))
         total_idf = sum(full_idf.values()) or 1.0
@@ -190,7 +200,7 @@ class SearchEngine:
             in_year = bool(years) and date[:4].isdigit() and int(date[:4]) in years
             if in_year:
                 score *= YEAR_BOOST
-            elif cand.ref["id"] in time.outdated or cand.ref["id"] in time.replaced_by:
+            elif _is_outdated(cand.ref["id"], time, answering):
                 score *= OUTDATED_FACTOR
             if boost is not None:
                 score = boost(cand.ref, score)
@@ -284,7 +294,9 @@ class SearchEngine:
         except (OSError, StoreCorruptError):
             return None
 
-    def _hit(self, cand: Candidate, time: TimeContext) -> Hit | None:
+    def _hit(
+        self, cand: Candidate, time: TimeContext, answering: frozenset[str] | set[str] = frozenset()
+    ) -> Hit | None:
         ref = cand.ref
         content = getattr(cand, "content", None)
         leaf = None
@@ -294,7 +306,7 @@ class SearchEngine:
                 return None
             content = leaf.content
         notices = list(time.outdated.get(ref["id"], []))
-        outdated = ref["id"] in time.outdated or ref["id"] in time.replaced_by
+        outdated = _is_outdated(ref["id"], time, answering)
         return Hit(
             leaf_id=ref["id"],
             score=round(cand.adjusted, 4),
@@ -359,6 +371,14 @@ class SearchEngine:
                     f"{len(tied)} memories match this query equally well; give a clue "
                     "(a place, a date, a project) to choose"
                 )
+
+
+def _is_outdated(leaf_id: str, time: TimeContext, answering: frozenset[str] | set[str]) -> bool:
+    """Replaced by the user, or stating a fact that changed since, unless it holds the very
+    value the question asks for."""
+    if leaf_id in time.replaced_by:
+        return True
+    return leaf_id in time.outdated and leaf_id not in answering
 
 
 def result_is_outdated(cand: Candidate, result: SearchResult) -> bool:
