@@ -34,6 +34,7 @@ from ihmt.projects.ranking import (
     normalize_subpath,
     query_words,
     scope_filter,
+    shadowed_stubs,
     symbol_name,
     word_variants,
 )
@@ -701,3 +702,30 @@ def test_cli_map_and_find_code(project, tmp_path):
     assert "Traceback" not in out.stderr
     out = run_cli("find-code", "x", "--project", str(project), "--scope", "unit", env=env)
     assert out.returncode == 2
+
+
+def test_stubs_beside_their_module_are_mapped_but_not_searched(tmp_path):
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "shapes.py").write_text(
+        "def polygon_area(points):\n    return abs(sum(a * b for a, b in points)) / 2\n",
+        encoding="utf-8",
+    )
+    (root / "pkg" / "shapes.pyi").write_text(
+        "def polygon_area(points: list[tuple[float, float]]) -> float: ...\n", encoding="utf-8"
+    )
+    (root / "pkg" / "_native.pyi").write_text(
+        "def fast_hull(points: list[tuple[float, float]]) -> list[int]: ...\n", encoding="utf-8"
+    )
+    assert shadowed_stubs(["pkg/shapes.py", "pkg/shapes.pyi", "pkg/_native.pyi"]) == {
+        "pkg/shapes.pyi"
+    }
+    ix = ProjectIndex(root, tmp_path / "idx")
+    try:
+        answer = ix.find_code("polygon_area")
+        assert [s.path for s in answer.snippets + answer.others] == ["pkg/shapes.py"]
+        # a stub with no implementation beside it (a compiled module) is still searched
+        assert ix.find_code("fast_hull").snippets[0].path == "pkg/_native.pyi"
+        assert "pkg/shapes.pyi" in {f.path for f in ix.project_map().files}
+    finally:
+        ix.close()

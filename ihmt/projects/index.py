@@ -59,6 +59,7 @@ from .ranking import (
     normalize_subpath,
     query_words,
     scope_filter,
+    shadowed_stubs,
     symbol_name,
     under,
 )
@@ -474,7 +475,7 @@ class ProjectIndex:
             sync=report,
         )
         manifest, _ = self._current_manifest()
-        keep = scope_filter(scope, sub)
+        keep = scope_filter(scope, sub, shadowed_stubs(manifest.files))
         paths = [rel for rel in manifest.files if keep({"source": rel})]
         if not paths:
             where = f" under {sub}" if sub else ""

@@ -28,7 +28,7 @@ Rules, all general (none knows a particular project):
   code does wants the implementation, not a sample that calls it or a retired copy of it;
 - a leaf that only holds import lines gets x0.3 (it mentions everything, defines nothing);
 (Docs and config files are listed by project_map but not searched: find_code answers with
-code.)
+code. So are Python stubs beside their implementation, see shadowed_stubs.)
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ __all__ = [
     "normalize_subpath",
     "query_words",
     "scope_filter",
+    "shadowed_stubs",
     "symbol_name",
     "under",
     "word_variants",
@@ -163,12 +164,25 @@ def named_files(query: str, paths: Iterable[str]) -> set[str]:
     return out
 
 
-def scope_filter(scope: str, subpath: str = "") -> Callable[[dict], bool]:
-    """The leaf_filter for a scope and a path prefix (both already normalized)."""
+def shadowed_stubs(paths: Iterable[str]) -> frozenset[str]:
+    """Python stub files (``x.pyi``) whose implementation (``x.py``) sits beside them. They
+    repeat every signature without a body, so find_code skips them (the map still lists
+    them); a stub with no ``.py`` beside it (a compiled module's types) stays searchable."""
+    known = set(paths)
+    return frozenset(
+        rel for rel in known if rel.endswith(".pyi") and rel[: -len(".pyi")] + ".py" in known
+    )
+
+
+def scope_filter(
+    scope: str, subpath: str = "", skip: frozenset[str] = frozenset()
+) -> Callable[[dict], bool]:
+    """The leaf_filter for a scope and a path prefix (both already normalized); files in
+    ``skip`` are never searched."""
 
     def keep(ref: dict) -> bool:
         rel = ref.get("source", "")
-        if not under(rel, subpath):
+        if rel in skip or not under(rel, subpath):
             return False
         if scope == "all":
             return True
