@@ -201,8 +201,8 @@ def plan_sync(manifest: Manifest, seen: dict[str, Seen]) -> Plan:
 
 
 def symbols_of(leaves: list) -> list[dict]:
-    """The map entries of one file's leaves (in order): each named class, method, function or
-    section with its line range, size and leaf id.
+    """The map entries of one file's leaves (in order): each named class, method, function,
+    top-level constant or variable, or section with its line range, size and leaf id.
 
     A symbol whose header leaf leaves a bracket open (``function f<\n`` when the generic
     parameters span lines, ``class A {`` followed by fields) is continued by the untitled
@@ -253,7 +253,9 @@ def _bracket_balance(text: str) -> int:
 
 
 def symbol_of(leaf_id: str, title: str, tags: list[str], span: dict, tokens: int) -> dict | None:
-    """The map entry of one leaf: a named class, method, function or section; None otherwise."""
+    """The map entry of one leaf: a named class (or type), method, function, top-level
+    constant or variable (``const:`` / ``var:`` tags, Go and TypeScript), or section; None
+    otherwise."""
     if not title or "imports" in tags:
         return None
     if any(t.startswith("method:") for t in tags):
@@ -262,6 +264,10 @@ def symbol_of(leaf_id: str, title: str, tags: list[str], span: dict, tokens: int
         kind = "function"
     elif any(t.startswith("class:") for t in tags):
         kind = "class"
+    elif any(t.startswith("const:") for t in tags):
+        kind = "const"
+    elif any(t.startswith("var:") for t in tags):
+        kind = "var"
     elif "type:code" in tags:
         return None
     else:

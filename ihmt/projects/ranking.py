@@ -64,6 +64,8 @@ MAX_LENGTH_BOOST = 2.0
 TEST_FACTOR = 0.5
 IMPORTS_FACTOR = 0.3
 
+# Tags that name what a leaf defines (see the chunkers): method:NAME, function:NAME, ...
+SYMBOL_KINDS = ("method", "function", "class", "const", "var")
 ASIDE_FACTOR = 0.5
 ASIDE_DIRS = {
     "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs",
@@ -201,7 +203,7 @@ def symbol_name(ref: dict, aliases: dict[str, str] | None = None) -> str:
     last = title.rpartition(".")[2]
     for tag in ref.get("tags") or ():
         kind, _, value = tag.partition(":")
-        if value == last and kind in ("method", "function", "class"):
+        if value == last and kind in SYMBOL_KINDS:
             return title
     return (aliases or {}).get(ref.get("id", ""), "")
 
@@ -237,9 +239,7 @@ def code_boost(
         aside = aside_folders(rel)
         if aside and not (aside & wants_aside):
             score *= ASIDE_FACTOR
-        if "imports" in tags and not any(
-            t.startswith(("method:", "function:", "class:")) for t in tags
-        ):
+        if "imports" in tags and not any(t.partition(":")[0] in SYMBOL_KINDS for t in tags):
             score *= IMPORTS_FACTOR
         return score
 

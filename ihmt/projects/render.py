@@ -121,17 +121,21 @@ def _files(n: int) -> str:
 
 
 def _symbol_lines(symbols: list[dict], indent: str) -> list[str]:
+    """One line per symbol; a method is indented as ``.name`` only right under its own class
+    (Go puts methods anywhere in a file, so a method after other symbols keeps its owner)."""
     out = []
-    classes: set[str] = set()
+    current = None  # the class whose members the lines just above are
     for sym in symbols:
         name, kind = sym.get("name", ""), sym.get("kind", "")
         span = f"{sym.get('start_line', 0)}-{sym.get('end_line', 0)}"
         if kind == "class":
-            classes.add(name)
+            current = name
             out.append(f"{indent}class {name} {span}")
             continue
         owner, _, member = name.rpartition(".")
-        if kind == "method" and owner in classes:
+        if kind != "method" or owner != current:
+            current = None
+        if current is not None:
             out.append(f"{indent}  .{member} {span}")
         elif kind == "section":
             out.append(f"{indent}# {name[:60]} {span}")

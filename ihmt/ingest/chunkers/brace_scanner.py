@@ -254,7 +254,7 @@ class BraceScanner:
     Depth counts (), [] and {}; a '}' also closes any unclosed '(' or '[' above its '{', and
     closers without an opener are ignored, so unbalanced input degrades to fewer cut points,
     never to an error. Braces inside strings, comments and template holes do not count.
-    In TypeScript a generic list opened by ``name<`` at the end of a line counts
+    In TypeScript a generic list opened by ``name<`` (or ``= <``) at the end of a line counts
     too, up to its matching '>' (``=>`` and ``->`` are no closers); a ')', ']' or '}' also
     ends any such list still open above its own opener.
     """
@@ -473,14 +473,18 @@ class BraceScanner:
         return m.end()
 
     def _opens_generics(self, t: int) -> bool:
-        """``name<`` ending its line: a generic parameter list spread over lines, not a ``<``
-        comparison (formatters put spaces around those and never end a line with one)."""
+        """``name<`` (or ``= <`` of a generic arrow function) ending its line: a generic
+        parameter list spread over lines, not a ``<`` comparison (formatters put spaces
+        around those and never end a line with one)."""
         text = self.text
-        return (
-            t > 0
-            and (_is_word(text[t - 1]) or text[t - 1] == "$")
-            and _ANGLE_AT_EOL.match(text, t + 1) is not None
-        )
+        if t == 0 or _ANGLE_AT_EOL.match(text, t + 1) is None:
+            return False
+        if _is_word(text[t - 1]) or text[t - 1] == "$":
+            return True
+        k = t - 1
+        while k > 0 and text[k] in " \t":
+            k -= 1
+        return text[k] == "=" and k > 0 and text[k - 1] not in "=!<>"
 
     def _double_quote(self, t: int, frames: list[list]) -> int:
         text, lang = self.text, self.language
@@ -664,8 +668,8 @@ class _Group:
     open_line: int = -1  # line holding the block's opening '{' (decls)
 
 
-_BLANK, _COMMENT, _GLUE, _IMPORT, _DECL, _STMT, _OPEN, _CONT = (
-    "blank comment glue import decl stmt open cont".split()
+_BLANK, _COMMENT, _GLUE, _IMPORT, _DECL, _STMT, _OPEN, _CONT, _CONT_LAST = (
+    "blank comment glue import decl stmt open cont contlast".split()
 )
 
 
@@ -681,8 +685,9 @@ def group_units(
     ``bounds`` holds the first line of each unit plus the end line; ``kinds`` classifies each
     unit. Blank lines after a block stay with it; comments, annotations and unterminated code
     attach to what follows; import units coalesce; a ``cont`` unit (``.then(``, ``else``) joins
-    the previous block. A run of comments is flushed once it reaches ``target_chars`` so that
-    it does not grow without bound.
+    the previous block, and a ``contlast`` unit (one that also ends its statement, such as
+    ``| 'b'`` after ``type T =``) joins and closes it. A run of comments is flushed once it
+    reaches ``target_chars`` so that it does not grow without bound.
     """
     groups: list[_Group] = []
     pend: _Group | None = None
@@ -718,6 +723,8 @@ def group_units(
                 pend, pend_code = _Group(s, e, "comment", -1), False
             pend.end = e
             continue
+        if kind == _CONT_LAST:
+            kind = _CONT if pend is None else _STMT
         if kind == _CONT and pend is None and groups:
             last = groups[-1]
             last.end = e
@@ -797,13 +804,17 @@ _IMPORT_INITIALS = {  # first characters an import line of each language can sta
     "php": "<nurid",
 }
 _CONT_INITIALS = frozenset(".?:)]}&|+=-,ecfw")
+# `| B` / `& C` go on a union or intersection type; `extends B {` / `implements C {` go on
+# the class or interface header above them (prettier breaks long headers there).
+_UNION_LANGS = frozenset(("javascript", "typescript"))
+_TS_CONT_START = re.compile(r"(?:[|&]|(?:extends|implements)\b)")
 _PP_GLUE = re.compile(r"#\s*(?:if|ifdef|ifndef|else|elif|region)\b|#\s*pragma\s+region\b")
 _CONT_START = re.compile(
     r"(?:\.(?!\.\.)|\?\.|\?\?|\?|:(?!:)|\)|\]|\}|&&|\|\||\+|=>|->|,|"
     r"(?:else|catch|finally|where)\b)"
 )
 _TRAILING_COMMENT = re.compile(r"(?:(?<=[\s;{}()])//.*|/\*.*\*/\s*)$")
-_CONT_END = (",", "=", "(", "[", "+", "-", "*", "/", "%", "&&", "||", ".", "?", ":", "\\", "|", "&")
+_CONT_END = tuple(", = ( [ + - * / % && || . ? : \\ | & =>".split())
 
 
 def _classify(lm: LineMap, lang: str, s: int, e: int, depth: int) -> tuple[str, int]:
@@ -835,7 +846,11 @@ def _classify(lm: LineMap, lang: str, s: int, e: int, depth: int) -> tuple[str, 
         last = _TRAILING_COMMENT.sub("", last).rstrip()
     if open_line < 0 and c0 in "@#[" and _is_annotation(first, last, lang):
         return _GLUE, -1
-    if c0 in _CONT_INITIALS and _CONT_START.match(first):
+    if (c0 in _CONT_INITIALS and _CONT_START.match(first)) or (
+        lang in _UNION_LANGS and _TS_CONT_START.match(first)
+    ):
+        if open_line < 0 and lang not in _SEMICOLON_LANGS and not last.endswith(_CONT_END):
+            return _CONT_LAST, -1  # `  | 'b'` after `type T =` also ends the statement
         return _CONT, open_line
     if open_line >= 0:
         return _DECL, open_line
@@ -976,7 +991,10 @@ def _spans_at(
             if span.container and level < MAX_MEMBER_LEVEL:
                 _attach_members(lm, lang, span, g, depth, target_chars, level)
         elif g.kind != "comment":
-            span.header = _header_text(lm, code_start, code_start)
+            # TS/JS: `export const f = (` / `= <` leave the arrow on later lines; the header
+            # takes the statement's first lines so the binding is still seen as a function.
+            last = g.end - 1 if lang in _UNION_LANGS else code_start
+            span.header = _header_text(lm, code_start, last)
             if g.kind == _STMT:  # `data class Item(val id: Int)`, `struct node;`
                 span.container, span.cname = container_of(span.header, lang)
         spans.append(span)

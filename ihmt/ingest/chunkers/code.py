@@ -141,9 +141,10 @@ _C_SIGNATURE = re.compile(
     r"(?P<name>~?[A-Za-z_$][\w$]*(?:\s*::\s*~?[A-Za-z_$][\w$]*)*)\s*(?:<[^(){};=]*>)?\s*\("
 )
 _JS_FUNCTION = re.compile(r"(?:^|[\s(=:,!])function\s*\*?\s*(?P<name>[A-Za-z_$][\w$]*)\s*[(<]")
-_JS_BINDING = re.compile(
+_JS_BINDING = re.compile(  # `const f = async <T>(a: (x: T) => void): R =>` (one paren level)
     r"^(?:export\s+)?(?:declare\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*"
-    r"(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*?)?=>)"
+    r"(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:<[^()]*?>\s*)?"
+    r"(?:\((?:[^()]|\([^()]*\))*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*?)?=>)"
 )
 _JS_FIELD_ARROW = re.compile(
     r"^(?:(?:public|private|protected|static|readonly|override|declare)\s+)*"
@@ -218,6 +219,79 @@ def _function_name(span: Span, lang: str, in_class: bool) -> tuple[str | None, s
     if not pre.strip() and owner is None and not in_class:
         return None, None  # `FOO(x);` at file level is a call, not a definition
     return name, owner
+
+
+# Declarations that are no function and no class body: Go ``type X int``, ``var (...)``,
+# ``const X = 1``; TypeScript ``type X<T> = ...``, ``export const X = ...``. Types are tagged
+# ``class:`` (so a Go method's owner is a symbol of the map); values ``const:`` / ``var:``.
+_GO_DECL = re.compile(r"^(?P<kw>type|var|const)\s*(?:(?P<group>\()|(?P<name>[A-Za-z_]\w*))")
+_TS_TYPE_ALIAS = re.compile(
+    r"^(?:export\s+)?(?:declare\s+)?type\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?:[<=]|$)"
+)
+_JS_VALUE = re.compile(
+    r"^(?:export\s+)?(?:declare\s+)?(?P<kw>const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)"
+    r"\s*(?:[:=;!]|$)"
+)
+_GROUP_ENTRY = re.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*)")
+_GO_GROUP_OPEN = re.compile(r"^[ \t]*(?:type|var|const)[ \t]*\(", re.MULTILINE)
+_DECL_TAG = {"type": "class", "const": "const", "var": "var", "let": "var"}
+
+
+def _declaration(span: Span, lang: str, text: str, lo: int, hi: int) -> tuple[str, str] | None:
+    """(tag kind, name) of a top-level type or value declaration, None for anything else.
+
+    ``text[lo:hi]`` is the span; a Go ``var (`` / ``const (`` / ``type (`` group is named
+    after its first declared name (blank ``_`` entries skipped).
+    """
+    header = span.header
+    if span.container or span.kind not in ("decl", "stmt") or not header:
+        return None
+    if lang == "go":
+        m = _GO_DECL.match(header)
+        if m is None:
+            return None
+        kind = _DECL_TAG[m.group("kw")]
+        name = _first_group_name(text, lo, hi) if m.group("group") else m.group("name")
+        return (kind, name) if name and name != "_" else None
+    if lang not in ("typescript", "javascript"):
+        return None
+    m = _TS_TYPE_ALIAS.match(header) if lang == "typescript" else None
+    if m is not None:
+        return "class", m.group("name")
+    m = _JS_VALUE.match(header)
+    return (_DECL_TAG[m.group("kw")], m.group("name")) if m else None
+
+
+def _first_group_name(text: str, lo: int, hi: int) -> str | None:
+    """First name declared in a Go ``var (`` group: the first code line inside the parentheses
+    that starts with a name other than ``_``, at the indentation of the first entry."""
+    opener = _GO_GROUP_OPEN.search(text, lo, hi)
+    if opener is None:
+        return None
+    body = text[opener.end() : hi]
+    indent = None
+    in_comment = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if in_comment:
+            in_comment = "*/" not in stripped
+            continue
+        if not stripped or stripped.startswith("//"):
+            continue
+        if stripped.startswith("/*"):
+            in_comment = "*/" not in stripped
+            continue
+        m = _GROUP_ENTRY.match(line)
+        if m is None:
+            if stripped.startswith(")"):
+                return None
+            continue
+        width = len(line) - len(line.lstrip())
+        if indent is None:
+            indent = width
+        if width == indent and m.group("name") != "_":
+            return m.group("name")
+    return None
 
 
 def _merge_overloads(spans: list[Span], lang: str, in_class: bool) -> list[Span]:
@@ -351,7 +425,13 @@ class _Assembler:
         self, span: Span, owner: str | None, context: str | None, group: int, tokens: int
     ) -> _Piece:
         name, fowner = _function_name(span, self.lang, owner is not None)
+        decl = None
+        if not name and owner is None:
+            lo, hi = self.edges[span.start], self.edges[span.end]
+            decl = _declaration(span, self.lang, self.text, lo, hi)
         tags = self._tags_of(span, owner, name, fowner)
+        if decl:
+            tags.append(f"{decl[0]}:{decl[1]}")
         if span.members:
             self._member_tags(span, owner, tags)
         if owner:
@@ -362,9 +442,11 @@ class _Assembler:
             title = _join_title(owner, span.cname)
         elif name:
             title = _join_title(fowner or owner, name)
+        elif decl:
+            title = decl[1]
         else:
             title = None
-        symbol = span.kind in ("decl", "imports") or bool(name or span.cname)
+        symbol = span.kind in ("decl", "imports") or bool(name or span.cname or decl)
         return _Piece(span.start, span.end, tags, title, context, symbol, group, tokens=tokens)
 
     @staticmethod
@@ -465,13 +547,17 @@ def _join_title(owner: str | None, name: str) -> str:
     return f"{owner}.{name}" if owner else name
 
 
+_SYMBOL_TAGS = ("method:", "function:", "class:", "const:", "var:")
+
+
 def _ordered_tags(tags: list[str], lang: str) -> list[str]:
     """Unique tags, symbols first, then ``lang:`` and ``type:code`` (as stored in leaves)."""
     unique = list(dict.fromkeys(tags))
     ordered = [t for t in unique if t.startswith("method:")]
     ordered += [t for t in unique if t.startswith("function:")]
     ordered += [t for t in unique if t.startswith("class:")]
-    ordered += [t for t in unique if not t.startswith(("method:", "function:", "class:"))]
+    ordered += [t for t in unique if t.startswith(("const:", "var:"))]
+    ordered += [t for t in unique if not t.startswith(_SYMBOL_TAGS)]
     return [*ordered, f"lang:{lang}", "type:code"]
 
 
