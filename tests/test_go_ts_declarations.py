@@ -394,20 +394,14 @@ def ts_source(draw):
 
 
 @PROPERTY
-@given(source=go_source(), mode=st.sampled_from(["symbol", "pack"]))
-def test_property_go_declarations_are_named_and_exact(source, mode):
-    text, names = source
-    chunks = split(text, "go", mode=mode)
-    if mode == "symbol":
-        titles = [c.title for c in chunks if c.title]
-        assert [t for t in titles if t != "imports"] == names
-
-
-@PROPERTY
-@given(source=ts_source(), mode=st.sampled_from(["symbol", "pack"]))
-def test_property_ts_declarations_are_named_and_exact(source, mode):
-    text, names = source
-    chunks = split(text, "typescript", mode=mode)
+@given(
+    data=st.data(),
+    language=st.sampled_from(["go", "typescript"]),
+    mode=st.sampled_from(["symbol", "pack"]),
+)
+def test_property_declarations_are_named_and_exact(data, language, mode):
+    text, names = data.draw(go_source() if language == "go" else ts_source())
+    chunks = split(text, language, mode=mode)
     if mode == "symbol":
         titles = [c.title for c in chunks if c.title]
         assert [t for t in titles if t != "imports"] == names
