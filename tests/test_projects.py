@@ -427,6 +427,8 @@ def test_ambiguous_lists_candidates_and_a_clue_decides(tmp_path):
     assert {s.path for s in answer.others} == {"a.py", "b.py"}
     text = render_code_answer(answer)
     assert text.startswith("AMBIGUOUS") and "a.py:2-3" in text and "b.py:2-3" in text
+    assert "2 symbols match" in answer.reason and "a file, a class" in answer.reason
+    assert "memor" not in answer.reason  # the engine's words, said for code
     decided = ix.find_code("deliver_item", clue="Courier")
     assert decided.status == "FOUND" and decided.snippets[0].path == "b.py"
     ix.close()

@@ -494,11 +494,11 @@ class ProjectIndex:
             # the question is still worth showing, flagged as a weak match.
             answer.weak = True
         elif result.not_found or not result.hits:
-            answer.reason = result.reason or "no symbol matches"
+            answer.reason = _in_code_words(result.reason) or "no symbol matches"
             return answer
         if result.ambiguous:
             answer.status = "AMBIGUOUS"
-            answer.reason = result.reason
+            answer.reason = _in_code_words(result.reason)
             answer.others = self._whole_symbols(manifest, result.candidates[:8], code=False)
             return answer
         answer.status = "FOUND"
@@ -662,6 +662,20 @@ def _named_symbols(manifest: Manifest, paths: list[str], wanted: Groups) -> set[
         focus.add(sym["id"])
         focus.update(sym.get("more", ()))
     return focus
+
+
+_CODE_WORDS = (
+    ("(a place, a date, a project)", "(a file, a class or a word the code uses)"),
+    ("memories", "symbols"),
+    ("memory", "symbol"),
+)
+
+
+def _in_code_words(reason: str) -> str:
+    """The search engine's reasons speak of memories; in a code index they are symbols."""
+    for memory_words, code_words in _CODE_WORDS:
+        reason = (reason or "").replace(memory_words, code_words)
+    return reason
 
 
 def _named_by_query(hit, wanted: Groups, aliases: dict[str, str]) -> bool:
