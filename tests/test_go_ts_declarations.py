@@ -405,3 +405,15 @@ def test_property_declarations_are_named_and_exact(data, language, mode):
     if mode == "symbol":
         titles = [c.title for c in chunks if c.title]
         assert [t for t in titles if t != "imports"] == names
+
+
+def test_declarations_are_tagged_as_such_and_code_is_not():
+    text = (
+        "package demo\n\ntype Mode int\n\nvar Verbose = false\n\n"
+        "type Runner struct {\n\tName string\n}\n\n"
+        "func (r *Runner) Start() error {\n\treturn nil\n}\n"
+    )
+    tagged = {c.title: c.tags for c in split(text, "go") if c.title}
+    assert "declaration" in tagged["Mode"] and "declaration" in tagged["Verbose"]
+    assert "declaration" not in tagged["Runner"]  # a struct holds the fields code acts on
+    assert "declaration" not in tagged["Runner.Start"]

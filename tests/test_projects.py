@@ -585,6 +585,8 @@ def test_boost_factors():
     assert code_boost("example of load settings", named=set())(sample, 1.0) == 3.0
     # a first line that merely mentions the words is not a name
     assert boost(dict(plain, title="# load settings here"), 1.0) == 1.0
+    declared = dict(plain, tags=["const:LIMIT", "declaration", "lang:typescript"])
+    assert boost(declared, 1.0) == pytest.approx(0.7)  # no behaviour of its own
     asked = code_boost("test load settings", named=set())
     assert asked(dict(plain, source="tests/test_a.py"), 1.0) == 1.0
     long = code_boost("other", named=set(), avgdl=10.0)
@@ -731,3 +733,19 @@ def test_stubs_beside_their_module_are_mapped_but_not_searched(tmp_path):
         assert "pkg/shapes.pyi" in {f.path for f in ix.project_map().files}
     finally:
         ix.close()
+
+
+def test_an_index_cut_by_an_older_chunker_is_rebuilt_once(index, project):
+    first = index.sync()
+    leaves = len(index.memory().catalog.all_leaves())
+    data = json.loads(index.manifest_path.read_text("utf-8"))
+    data["settings"] = "symbol/800/1600/bf8/code-leaves"  # what the previous version wrote
+    index.manifest_path.write_text(json.dumps(data), encoding="utf-8")
+    rebuilt = ProjectIndex(project, index.folder.parent)
+    try:
+        report = rebuilt.sync()
+        assert report.read_files == first.read_files  # every file read again
+        assert len(rebuilt.memory().catalog.all_leaves()) == leaves  # no leaf twice
+        assert rebuilt.sync().read_files == 0  # and trusted from then on
+    finally:
+        rebuilt.close()

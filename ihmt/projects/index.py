@@ -76,7 +76,10 @@ STORE_SETTINGS = {
     # otherwise the best symbol is shown and the runners-up are listed as OTHER MATCHES.
     "ambiguity_margin": 0.06,
 }
-SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves"
+# Changes whenever the chunks a file gives change (store settings, or the code splitters:
+# "chunks-2" = 2026-11-30, TS generics, Go/TS declarations, Python class bodies), so an index
+# built by an older version is rebuilt once instead of mixing two ways of cutting symbols.
+SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves/chunks-2"
 SEARCH_TOP_K = 12  # the engine re-ranks twice this many exact BM25 candidates
 FOCUS_SYMBOLS = 16  # symbols searched a second time because their names hold the query's words
 KEEP_RATIO = 0.6  # a further symbol is shown in full when it scores this close to the best

@@ -27,6 +27,10 @@ Rules, all general (none knows a particular project):
   folders) gets x0.5 unless the query names that kind of folder: a question about what the
   code does wants the implementation, not a sample that calls it or a retired copy of it;
 - a leaf that only holds import lines gets x0.3 (it mentions everything, defines nothing);
+- a declaration with no behaviour of its own (a type alias, a Go non-struct type, a top-level
+  const or var: the chunker tags it "declaration") gets x0.7: it is short, so BM25 ranks it
+  high for the words it shares with the code that uses it, while questions mostly ask what
+  that code does;
 (Docs and config files are listed by project_map but not searched: find_code answers with
 code. So are Python stubs beside their implementation, see shadowed_stubs.)
 """
@@ -63,6 +67,7 @@ FULL_NAME_BOOST = 8.0
 MAX_LENGTH_BOOST = 2.0
 TEST_FACTOR = 0.5
 IMPORTS_FACTOR = 0.3
+DECLARATION_FACTOR = 0.7
 
 # Tags that name what a leaf defines (see the chunkers): method:NAME, function:NAME, ...
 SYMBOL_KINDS = ("method", "function", "class", "const", "var")
@@ -239,6 +244,8 @@ def code_boost(
         aside = aside_folders(rel)
         if aside and not (aside & wants_aside):
             score *= ASIDE_FACTOR
+        if "declaration" in tags:
+            score *= DECLARATION_FACTOR
         if "imports" in tags and not any(t.partition(":")[0] in SYMBOL_KINDS for t in tags):
             score *= IMPORTS_FACTOR
         return score

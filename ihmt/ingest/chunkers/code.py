@@ -430,8 +430,8 @@ class _Assembler:
             lo, hi = self.edges[span.start], self.edges[span.end]
             decl = _declaration(span, self.lang, self.text, lo, hi)
         tags = self._tags_of(span, owner, name, fowner)
-        if decl:
-            tags.append(f"{decl[0]}:{decl[1]}")
+        if decl:  # a type alias, a non-struct type, a const or var: no behaviour of its own
+            tags += [f"{decl[0]}:{decl[1]}", "declaration"]
         if span.members:
             self._member_tags(span, owner, tags)
         if owner:
