@@ -129,3 +129,24 @@ def ingest_texts(memory, texts: list[str]) -> float:
     )
     memory.flush()
     return time.perf_counter() - started
+
+
+def recall(ranked: list[str], gold: set[str], k: int) -> float:
+    """Share of the evidence ids found in the first k ranked ids."""
+    return len(gold & set(ranked[:k])) / len(gold)
+
+
+def hit(ranked: list[str], gold: set[str], k: int) -> float:
+    """1 when at least one evidence id is in the first k, else 0."""
+    return 1.0 if gold & set(ranked[:k]) else 0.0
+
+
+def by_category(rows: list[dict], names: dict) -> dict[str, list[dict]]:
+    """LoCoMo rows grouped as "<n> <name>", plus "overall (1-4)" (category 5, adversarial,
+    points at a confusable turn and is left out of the overall row)."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(f"{r['category']} {names[r['category']]}", []).append(r)
+        if r["category"] != 5:
+            groups.setdefault("overall (1-4)", []).append(r)
+    return groups

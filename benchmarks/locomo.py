@@ -21,11 +21,10 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from common import ROOT, FlatBM25, ingest_turns, machine, write_section
+from common import ROOT, FlatBM25, by_category, hit, ingest_turns, machine, recall, write_section
 
 DATA = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 KS = (1, 5, 10)
@@ -130,20 +129,8 @@ def run_conversation(sample: dict, workdir: Path) -> list[dict]:
     return rows
 
 
-def recall(ranked: list[str], gold: set[str], k: int) -> float:
-    return len(gold & set(ranked[:k])) / len(gold)
-
-
-def hit(ranked: list[str], gold: set[str], k: int) -> float:
-    return 1.0 if gold & set(ranked[:k]) else 0.0
-
-
 def table(rows: list[dict]) -> str:
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        groups[f"{r['category']} {CATEGORY_NAMES[r['category']]}"].append(r)
-        if r["category"] != 5:
-            groups["overall (1-4)"].append(r)
+    groups = by_category(rows, CATEGORY_NAMES)
     head = [
         "| questions | n | "
         + " | ".join(f"IHMT R@{k} | flat R@{k}" for k in KS)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections import defaultdict
 from pathlib import Path
 
-from common import ingest_turns, machine, percentile, write_section
+from common import by_category, hit, ingest_turns, machine, percentile, recall, write_section
 
 TUNING = ("conv-26", "conv-30", "conv-41")
 SECTION = "LoCoMo: lexical vs semantic retrieval (benchmarks/locomo.py --semantic)"
@@ -65,16 +64,8 @@ def run_conversation(sample: dict, workdir: Path, turns_of, evidence_ids, ks) ->
     }
 
 
-def _recall(ranked: list[str], gold: set[str], k: int) -> float:
-    return len(gold & set(ranked[:k])) / len(gold)
-
-
 def table(rows: list[dict], names: dict, ks) -> str:
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for r in rows:
-        groups[f"{r['category']} {names[r['category']]}"].append(r)
-        if r["category"] != 5:
-            groups["overall (1-4)"].append(r)
+    groups = by_category(rows, names)
     lines = [
         "| questions | n | "
         + " | ".join(f"lexical R@{k} | semantic R@{k}" for k in ks)
@@ -86,10 +77,9 @@ def table(rows: list[dict], names: dict, ks) -> str:
         cells = []
         for k in ks:
             for mode in ("lex", "sem"):
-                cells.append(f"{statistics.mean(_recall(r[mode], r['gold'], k) for r in g):.3f}")
+                cells.append(f"{statistics.mean(recall(r[mode], r['gold'], k) for r in g):.3f}")
         for mode in ("lex", "sem"):
-            hit = statistics.mean(1.0 if r["gold"] & set(r[mode][:5]) else 0.0 for r in g)
-            cells.append(f"{hit:.3f}")
+            cells.append(f"{statistics.mean(hit(r[mode], r['gold'], 5) for r in g):.3f}")
         bold = name.startswith("overall")
         label = f"**{name}**" if bold else name
         lines.append(f"| {label} | {len(g)} | " + " | ".join(cells) + " |")
@@ -98,7 +88,7 @@ def table(rows: list[dict], names: dict, ks) -> str:
 
 def overall(rows: list[dict], mode: str, k: int) -> float:
     scored = [r for r in rows if r["category"] != 5]
-    return statistics.mean(_recall(r[mode], r["gold"], k) for r in scored) if scored else 0.0
+    return statistics.mean(recall(r[mode], r["gold"], k) for r in scored) if scored else 0.0
 
 
 def report(parts: list[dict], names: dict, ks, total_s: float) -> str:
