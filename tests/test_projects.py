@@ -24,7 +24,7 @@ from ihmt.projects.index import (
     project_map,
 )
 from ihmt.projects.manifest import source_kind
-from ihmt.projects.naming import covered, name_parts
+from ihmt.projects.naming import covered, name_parts, respelled, spelling_variants
 from ihmt.projects.ranking import (
     asks_for_tests,
     code_boost,
@@ -424,13 +424,37 @@ def test_ambiguous_lists_candidates_and_a_clue_decides(tmp_path):
     ix = ProjectIndex(root, tmp_path / "p")
     answer = ix.find_code("deliver_item")
     assert answer.status == "AMBIGUOUS"
-    assert {s.path for s in answer.others} == {"a.py", "b.py"}
+    # a tie of short symbols is shown whole: reading both costs less than a second call
+    assert {s.path for s in answer.snippets} == {"a.py", "b.py"} and not answer.others
+    assert all("def deliver_item" in s.code for s in answer.snippets)
     text = render_code_answer(answer)
     assert text.startswith("AMBIGUOUS") and "a.py:2-3" in text and "b.py:2-3" in text
+    assert "2 symbols" in text and "all shown below" in text and "clue=" in text
     assert "2 symbols match" in answer.reason and "a file, a class" in answer.reason
     assert "memor" not in answer.reason  # the engine's words, said for code
     decided = ix.find_code("deliver_item", clue="Courier")
     assert decided.status == "FOUND" and decided.snippets[0].path == "b.py"
+    ix.close()
+
+
+def test_a_wide_tie_shows_the_first_symbols_that_fit_and_lists_the_rest(tmp_path):
+    root = tmp_path / "wide"
+    filler = "".join(f"    step_{i} = x + {i}\n" for i in range(40))
+    for name in ("a", "b", "c", "d", "e"):
+        write(root, f"{name}.py", f"def deliver_item(x):\n{filler}    return x\n")
+    ix = ProjectIndex(root, tmp_path / "p")
+    wide = ix.find_code("deliver_item")
+    assert wide.status == "AMBIGUOUS"
+    assert len(wide.snippets) == 3 and len(wide.others) == 2  # at most three shown
+    assert all(not s.code for s in wide.others)
+    text = render_code_answer(wide)
+    assert "5 symbols" in text and "3 shown below" in text and "ALSO TIED:" in text
+    tight = ix.find_code("deliver_item", max_tokens=300)  # one body is ~250 tokens
+    assert tight.status == "AMBIGUOUS" and len(tight.snippets) == 1
+    assert len(tight.others) == 4 and "1 shown below" in render_code_answer(tight)
+    tiny = ix.find_code("deliver_item", max_tokens=64)  # none fits: locations only
+    assert tiny.status == "AMBIGUOUS" and not tiny.snippets and len(tiny.others) == 5
+    assert "shown below" not in render_code_answer(tiny)
     ix.close()
 
 
@@ -593,6 +617,37 @@ def test_boost_factors():
     assert long(dict(plain, title="x", dl=40), 1.0) == 2.0  # sqrt(40 / 10)
     assert long(dict(plain, title="x", dl=1000), 1.0) == 2.0  # capped
     assert long(dict(plain, title="x", dl=5), 1.0) == 1.0
+    # a long class header or struct lists fields; only code that does something is lifted
+    header = dict(plain, title="Config", tags=["class:Config", "type:code"], dl=40)
+    assert long(header, 1.0) == 1.0
+    assert long(dict(header, tags=["method:load", "class:Config"]), 1.0) == 2.0
+
+
+def test_a_word_held_only_in_another_inflection_still_counts():
+    groups = query_words("quotes value", known=lambda words: {"quote", "quoting", "value"})
+    boost = code_boost("quotes value", named=set(), groups=groups)
+    plain = {"source": "a.go", "tags": ["function:f"], "title": "f"}
+    # "value" is held as asked (BM25 scored it); "quotes" only as quote/quoting: x(1 + 2 x 1/2)
+    assert boost(dict(plain, tf={"quoting": 1, "value": 2}), 1.0) == pytest.approx(2.0)
+    assert boost(dict(plain, tf={"quotes": 1, "value": 2}), 1.0) == 1.0  # exact: BM25 has it
+    assert boost(dict(plain, tf={"value": 2}), 1.0) == 1.0
+
+
+def test_british_spellings_meet_the_code_spelling():
+    used = {"normalize": 3, "normalized": 1, "color": 5, "colour": 0, "whitespace": 2}
+
+    def known(words):
+        return {w: used[w] for w in words if used.get(w)}
+
+    assert spelling_variants("normalised") == {"normalized"}
+    assert "color" in spelling_variants("colour") and spelling_variants("cat") == set()
+    assert respelled("which colour per level", known) == "which color per level"
+    # the exact respelling first, else its most used inflection
+    assert respelled("tabs normalised", known) == "tabs normalized"
+    assert respelled("tabs normalise", known) == "tabs normalize"
+    # a word the project uses as written stays, and so does one with no spelling to try
+    assert respelled("whitespace colour", lambda w: {"colour": 1}) == "whitespace colour"
+    assert respelled("lazily opened", known) == "lazily opened"
 
 
 def test_symbol_names_and_word_variants():
@@ -749,3 +804,37 @@ def test_an_index_cut_by_an_older_chunker_is_rebuilt_once(index, project):
         assert rebuilt.sync().read_files == 0  # and trusted from then on
     finally:
         rebuilt.close()
+
+
+def _hit(leaf_id: str, score: float, terms: list[str]):
+    from ihmt.models import Hit
+
+    return Hit(leaf_id, score, "", [], "", "a.py", "code", title=leaf_id, matched_terms=terms)
+
+
+def test_the_open_and_the_focused_search_are_judged_together():
+    from ihmt.models import SearchResult
+
+    def result(*hits, **flags):
+        return SearchResult(query="q", clue=None, hits=list(hits), **flags)
+
+    # the focused search found a tie among symbols the open search's lead outranks
+    open_ = result(_hit("lead", 60.0, ["a", "b"]), not_found=True, reason="stray")
+    focused = result(_hit("x", 36.0, ["a"]), _hit("y", 35.0, ["a"]), ambiguous=True)
+    merged = index_mod._merged(open_, focused, 0.06)
+    assert [h.leaf_id for h in merged.hits] == ["lead", "x", "y"]
+    assert not merged.ambiguous and not merged.not_found and merged.reason == ""
+    # a tie on the merged list is AMBIGUOUS, whichever search found each side of it
+    tie = index_mod._merged(result(_hit("p", 50.0, ["a"])), result(_hit("q", 48.0, ["a"])), 0.06)
+    assert tie.ambiguous and tie.candidate_ids == ["p", "q"] and "2 symbols" in tie.reason
+    # the same score on other words is no tie; NOT FOUND only when both searches say so
+    other_words = index_mod._merged(
+        result(_hit("p", 50.0, ["a"])), result(_hit("q", 49.0, ["b"])), 0.06
+    )
+    assert not other_words.ambiguous
+    both = index_mod._merged(
+        result(_hit("p", 5.0, ["a"]), not_found=True, reason="stray"),
+        result(_hit("q", 4.0, ["a"]), not_found=True, reason="stray"),
+        0.06,
+    )
+    assert both.not_found and both.reason == "stray"

@@ -48,7 +48,7 @@ from .manifest import (
     symbols_of,
     trailing_blank_lines,
 )
-from .naming import covered, name_parts
+from .naming import covered, name_parts, respelled
 from .ranking import (
     Groups,
     code_boost,
@@ -82,6 +82,7 @@ STORE_SETTINGS = {
 SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves/chunks-2"
 SEARCH_TOP_K = 12  # the engine re-ranks twice this many exact BM25 candidates
 FOCUS_SYMBOLS = 16  # symbols searched a second time because their names hold the query's words
+SHOWN_TIED = 3  # tied symbols shown with their code in an AMBIGUOUS answer
 KEEP_RATIO = 0.6  # a further symbol is shown in full when it scores this close to the best
 MIN_MAX_TOKENS = 64
 MAX_QUERY_CHARS = 4000
@@ -486,6 +487,7 @@ class ProjectIndex:
             return answer
         named = named_files(query, paths)
         catalog = self.memory().catalog
+        query = respelled(query, catalog.document_frequencies)
         wanted = query_words(query, catalog.document_frequencies, catalog.corpus_stats()[0])
         focus = _named_symbols(manifest, paths, wanted)
         aliases = {lid: sym["name"] for lid, (_, sym) in self._continuations(manifest).items()}
@@ -499,10 +501,11 @@ class ProjectIndex:
         elif result.not_found or not result.hits:
             answer.reason = _in_code_words(result.reason) or "no symbol matches"
             return answer
-        if result.ambiguous:
+        tied = self._whole_symbols(manifest, result.candidates[:8]) if result.ambiguous else []
+        if len(tied) >= 2:  # two leaves of one split symbol are no tie
             answer.status = "AMBIGUOUS"
             answer.reason = _in_code_words(result.reason)
-            answer.others = self._whole_symbols(manifest, result.candidates[:8], code=False)
+            _pack_tied(answer, tied, answer.max_tokens)
             return answer
         answer.status = "FOUND"
         _pack(answer, self._whole_symbols(manifest, result.hits), answer.max_tokens)
@@ -582,16 +585,7 @@ class ProjectIndex:
         second = memory.search(
             query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=focused, boost=boost
         )
-        if second.best is None:
-            return result
-        best = result.best
-        winner, other = (
-            (result, second) if best and best.score >= second.best.score else (second, result)
-        )
-        seen = {hit.leaf_id for hit in winner.hits}
-        winner.hits += [hit for hit in other.hits if hit.leaf_id not in seen]
-        winner.hits.sort(key=lambda hit: -hit.score)
-        return winner
+        return _merged(result, second, self.memory().config.ambiguity_margin)
 
     def project_map(
         self, detail: str = "files", subpath: str = "", progress: Progress | None = None
@@ -667,6 +661,47 @@ def _named_symbols(manifest: Manifest, paths: list[str], wanted: Groups) -> set[
     return focus
 
 
+def _merged(first, second, margin: float):
+    """One result from the open search and the focused one: every hit of both in score
+    order, judged again on that list, since each search judged only its own candidates (a
+    focused search can find a tie among symbols that the open search outranks, and the
+    open search can call its lead a stray match where the focused one finds a real one).
+
+    NOT FOUND only when both say so; AMBIGUOUS when the merged lead is tied (within
+    ``margin``, on the same query words) by another symbol."""
+    if not second.hits:
+        return first
+    if not first.hits:
+        return second
+    winner, other = (
+        (first, second) if first.hits[0].score >= second.hits[0].score else (second, first)
+    )
+    seen = {hit.leaf_id for hit in winner.hits}
+    winner.hits = sorted(
+        winner.hits + [hit for hit in other.hits if hit.leaf_id not in seen],
+        key=lambda hit: -hit.score,
+    )
+    if winner.not_found and not other.not_found:
+        winner.not_found, winner.reason = False, ""
+    winner.confidence = max(winner.confidence, other.confidence)
+    lead = winner.hits[0]
+    tied = [
+        hit
+        for hit in winner.hits
+        if hit.score >= lead.score * (1.0 - margin) and hit.matched_terms == lead.matched_terms
+    ]
+    winner.ambiguous = len(tied) >= 2 and not winner.not_found
+    winner.candidate_ids = [hit.leaf_id for hit in tied] if winner.ambiguous else []
+    if winner.ambiguous and not winner.reason:
+        winner.reason = (
+            f"{len(tied)} symbols match this query equally well; give a clue "
+            "(a file, a class or a word the code uses) to choose"
+        )
+    elif not winner.ambiguous and not winner.not_found:
+        winner.reason = ""
+    return winner
+
+
 _CODE_WORDS = (
     ("(a place, a date, a project)", "(a file, a class or a word the code uses)"),
     ("memories", "symbols"),
@@ -728,6 +763,21 @@ def _pack(answer: CodeAnswer, snippets: list[CodeSnippet], budget: int) -> None:
             snip.code = ""
             answer.others.append(snip)
     answer.others = answer.others[:5]
+
+
+def _pack_tied(answer: CodeAnswer, tied: list[CodeSnippet], budget: int) -> None:
+    """The symbols of a tie, shown whole while they fit (at most SHOWN_TIED: reading two
+    short bodies costs an agent less than a second call with a clue), the rest as
+    locations. None is cut: a tie is no place to guess which part matters."""
+    used = 0
+    for snip in tied:
+        cost = estimate_tokens(snip.code) + estimate_tokens(snip.location + snip.title) + 2
+        if len(answer.snippets) < SHOWN_TIED and used + cost <= budget:
+            answer.snippets.append(snip)
+            used += cost
+        else:
+            snip.code = ""
+            answer.others.append(snip)
 
 
 def _truncate(snip: CodeSnippet, tokens: int) -> None:

@@ -72,6 +72,29 @@ def word_variants(word: str) -> set[str]:
     return {f for f in forms if len(f) >= 3}
 
 
+# British spellings -> the American ones most code uses (ending, replacement).
+_SPELLINGS = (
+    ("isation", "ization"), ("isations", "izations"), ("ise", "ize"), ("ised", "ized"),
+    ("ises", "izes"), ("ising", "izing"), ("iser", "izer"), ("isers", "izers"),
+    ("yse", "yze"), ("ysed", "yzed"), ("yses", "yzes"), ("ysing", "yzing"), ("yser", "yzer"),
+    ("our", "or"), ("ours", "ors"), ("oured", "ored"), ("ouring", "oring"),
+    ("tre", "ter"), ("tres", "ters"), ("ence", "ense"),
+    ("lled", "led"), ("lling", "ling"), ("ller", "ler"),
+)  # fmt: skip
+
+
+def spelling_variants(word: str) -> set[str]:
+    """The American spellings of a British word ('normalised' -> normalized, 'colour' ->
+    color, 'cancelled' -> canceled); empty for other words."""
+    out = set()
+    if len(word) < 5 or not word.isalpha():
+        return out
+    for ending, american in _SPELLINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            out.add(word[: -len(ending)] + american)
+    return out
+
+
 def name_parts(text: str) -> tuple[str, ...]:
     """The words inside identifiers and prose, split at separators and case changes:
     'auto_envvar_prefix' -> auto, envvar, prefix; 'parseTRPCMessage' -> parse, trpc, message.
@@ -116,6 +139,34 @@ def query_words(
             weight = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
         out.append(Concept(w, forms, max(weight, 0.05)))
     return tuple(out)
+
+
+def respelled(query: str, known: Callable[[set[str]], dict[str, int]]) -> str:
+    """``query`` with each word the project never uses replaced by the spelling of it the
+    project does use ('normalised' -> normalized, 'colour' -> color), or else by that
+    spelling's most used inflection ('normalised' -> normalize). A word the code never
+    holds matches nothing, so nothing is lost; words the project uses stay as they are.
+    (Inflections of words that are not British spellings are not tried here: adding them
+    to the full-text query measured worse, see benchmarks/RESULTS.md.)"""
+    words = {fold(w) for w in _WORD.findall(query or "") if w.isalpha() and len(w) >= 5}
+    options = {w: spelling_variants(w) for w in words}
+    options = {w: forms for w, forms in options.items() if forms}
+    if not options:
+        return query
+    counts = known(set(options))
+    options = {w: forms for w, forms in options.items() if not counts.get(w)}
+    inflected = {w: {v for f in forms for v in word_variants(f)} for w, forms in options.items()}
+    present = known(set().union(*options.values(), *inflected.values()))
+    swap = {}
+    for w in options:
+        for tier in (options[w], inflected[w]):
+            used = [(present.get(f, 0), f) for f in tier if present.get(f)]
+            if used:
+                swap[w] = max(used)[1]
+                break
+    if not swap:
+        return query
+    return _WORD.sub(lambda m: swap.get(fold(m.group()), m.group()), query)
 
 
 def _piece_matches(piece: str, concept: Concept) -> bool:

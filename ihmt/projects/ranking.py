@@ -18,10 +18,13 @@ Rules, all general (none knows a particular project):
   counts through an inflection, a run-together spelling or an abbreviation
   ("resolved" -> resolve_redirects, "progress bar" -> progressbar, "environment
   variable" -> envvar; see naming.py), since the tokenizer does not stem;
-- a leaf longer than the average gets up to x2 (x sqrt(length / average)): BM25's length
-  normalization is tuned for prose, where a long passage is diluted; in code the long
-  methods (send, request, the main loop) are often the ones asked about, and without this
-  they rank below every short helper that mentions the same words once;
+- a query word the leaf holds only in another inflection ("quotes" in needsQuoting's
+  "quote", "quoting") adds to the score: x(1 + 2 x the share of the query's weight held so);
+- a function or method longer than the average gets up to x2 (x sqrt(length / average)):
+  BM25's length normalization is tuned for prose, where a long passage is diluted; in code
+  the long methods (send, request, the main loop) are often the ones asked about, and
+  without this they rank below every short helper that mentions the same words once. A
+  long class header or struct is long because it lists fields, so it gets no such lift;
 - test files get x0.5 unless the query asks for tests;
 - code set aside from the library (examples, demos, docs, benchmarks, deprecated or legacy
   folders) gets x0.5 unless the query names that kind of folder: a question about what the
@@ -68,9 +71,11 @@ MAX_LENGTH_BOOST = 2.0
 TEST_FACTOR = 0.5
 IMPORTS_FACTOR = 0.3
 DECLARATION_FACTOR = 0.7
+INFLECTION_WEIGHT = 2.0
 
 # Tags that name what a leaf defines (see the chunkers): method:NAME, function:NAME, ...
 SYMBOL_KINDS = ("method", "function", "class", "const", "var")
+BEHAVIOUR_KINDS = ("method", "function")
 ASIDE_FACTOR = 0.5
 ASIDE_DIRS = {
     "example", "examples", "sample", "samples", "demo", "demos", "doc", "docs",
@@ -213,6 +218,25 @@ def symbol_name(ref: dict, aliases: dict[str, str] | None = None) -> str:
     return (aliases or {}).get(ref.get("id", ""), "")
 
 
+def _defines_behaviour(tags: list[str]) -> bool:
+    """A function or a method: code that does something, as opposed to a class header, a
+    struct or interface, a declaration or an import block."""
+    return any(t.partition(":")[0] in BEHAVIOUR_KINDS for t in tags)
+
+
+def _inflection_share(ref: dict, wanted: Groups) -> float:
+    """Share of the query's words (by weight) that the leaf holds only in another
+    inflection ("quotes" -> quote, quoting). The full-text BM25 is exact, so these words
+    scored nothing there; adding the inflections to the BM25 query instead measured worse
+    (a common word's forms add up to more than the word)."""
+    tf = ref.get("tf") or {}
+    total = sum(c.weight for c in wanted)
+    if not tf or total <= 0:
+        return 0.0
+    only = sum(c.weight for c in wanted if c.word not in tf and any(f in tf for f in c.forms))
+    return only / total
+
+
 def code_boost(
     query: str,
     named: set[str],
@@ -232,12 +256,13 @@ def code_boost(
         tags = ref.get("tags") or []
         if rel in named:
             score *= NAMED_FILE_BOOST
+        score *= 1.0 + INFLECTION_WEIGHT * _inflection_share(ref, wanted)
         cover = name_coverage(wanted, symbol_name(ref, aliases))
         if cover >= 1.0:
             score *= FULL_NAME_BOOST
         else:  # 1 + how many of the query's words the name holds, each weighted by rarity
             score *= 1.0 + cover * len(wanted)
-        if avgdl > 0 and ref.get("dl", 0) > avgdl and ref.get("title") != "imports":
+        if avgdl > 0 and ref.get("dl", 0) > avgdl and _defines_behaviour(tags):
             score *= min(MAX_LENGTH_BOOST, (ref["dl"] / avgdl) ** 0.5)
         if not wants_tests and is_test_path(rel):
             score *= TEST_FACTOR

@@ -41,15 +41,16 @@ def render_code_answer(answer: CodeAnswer) -> str:
         return (
             f'NOT FOUND: no code in {_where(answer)} matches "{_asked(answer)}" ({answer.reason}).'
         )
-    if answer.status == "AMBIGUOUS":
-        lines = [
-            f'AMBIGUOUS: "{_asked(answer)}" matches {len(answer.others)} symbols in '
-            f"{_where(answer)} equally well. Call again with clue= (a class, a file, a word "
-            "from the code) or read the one you mean:"
-        ]
-        lines += [f"  {i}. {_ref_line(s)}" for i, s in enumerate(answer.others, 1)]
-        return "\n".join(lines)
     lines = []
+    if answer.status == "AMBIGUOUS":
+        tied = len(answer.snippets) + len(answer.others)
+        shown = len(answer.snippets)
+        what = "all shown below" if shown == tied else f"{shown} shown below" if shown else ""
+        lines.append(
+            f'AMBIGUOUS: "{_asked(answer)}" matches {tied} symbols in {_where(answer)} '
+            f"equally well{'; ' + what if what else ''}. Pick the one you mean, or call again "
+            "with clue= (a class, a file, a word from the code):"
+        )
     if answer.weak:
         lines.append(
             "WEAK MATCH: only some of the words asked occur in this code; check it answers "
@@ -65,7 +66,7 @@ def render_code_answer(answer: CodeAnswer) -> str:
                 f"{snip.end_line} not shown; read them from the file)"
             )
     if answer.others:
-        lines.append("OTHER MATCHES:")
+        lines.append("ALSO TIED:" if answer.status == "AMBIGUOUS" else "OTHER MATCHES:")
         lines += [f"- {_ref_line(s)}" for s in answer.others]
     return "\n".join(lines)
 
