@@ -284,6 +284,12 @@ def held_out_projects(path: Path = HELD_OUT_FILE) -> list[Project]:
     ]
 
 
+def held_out_batches(path: Path = HELD_OUT_FILE) -> dict[int, str]:
+    """Batch number -> how and when its questions were written (the JSON file's "batches")."""
+    data = json.loads(path.read_text("utf-8"))
+    return {int(k): v for k, v in data.get("batches", {}).items()}
+
+
 # -- fetching --------------------------------------------------------------------------------
 
 
@@ -425,7 +431,12 @@ def run_project(project: Project, work: Path) -> list[dict]:
         text = render_code_answer(answer)
         blocks = [(s.path, s.title) for s in answer.snippets]
         hit = any(path == q.path and title in wanted for path, title in blocks)
-        hit1 = bool(blocks) and blocks[0][0] == q.path and blocks[0][1] in wanted
+        hit1 = (
+            answer.status == "FOUND"
+            and bool(blocks)
+            and blocks[0][0] == q.path
+            and blocks[0][1] in wanted
+        )
         listed = [(s.path, s.title) for s in answer.others]
         located = hit or any(path == q.path and title in wanted for path, title in listed)
         start, end = symbol_range(index, q.path, q.symbol)
@@ -486,8 +497,10 @@ def _rates(rows: list[dict]) -> str:
     n = len(rows)
     hit, hit1 = sum(r["hit"] for r in rows), sum(r["hit1"] for r in rows)
     located = sum(r["located"] for r in rows)
+    tied = sum(r["hit"] and r["status"] == "AMBIGUOUS" for r in rows)
+    among = f", {tied} of them shown among the symbols of an AMBIGUOUS tie" if tied else ""
     return (
-        f"hit rate {hit / n:.0%} ({hit}/{n}), hit@1 {hit1 / n:.0%}, "
+        f"hit rate {hit / n:.0%} ({hit}/{n}{among}), hit@1 {hit1 / n:.0%}, "
         f"located {located / n:.0%} ({located}/{n})"
     )
 
@@ -528,19 +541,15 @@ def render(results: list[tuple[Project, list[dict], dict]], seconds: float) -> s
     med_tok = statistics.median(r["tokens"] for r in every)
     med_grep = statistics.median(r["grep_tokens"] for r in every)
     sets = [
-        ("Development set (questions in this script; the ranking was improved while "
-         "looking at its misses)", [r for p, rows, _ in results if not p.held_out for r in rows]),
-        ("Held-out batch 1 (httpx, query-core: written while the ranking was being changed by "
-         "a colleague who saw neither the ranking code nor find_code's answers; their misses "
-         "have been looked at since)",
-         [r for p, rows, _ in results if p.held_out and p.batch == 1 for r in rows]),
-        ("Held-out batch 2 (cobra in Go, attrs: written under the same rules after the "
-         "ranking was frozen; their misses have been looked at since)",
-         [r for p, rows, _ in results if p.held_out and p.batch == 2 for r in rows]),
-        ("Held-out batch 3 (logrus in Go, Markdown: written under the same rules after the "
-         "last ranking change)",
-         [r for p, rows, _ in results if p.held_out and p.batch == 3 for r in rows]),
-    ]  # fmt: skip
+        (
+            "Development set (questions in this script; the ranking was improved while "
+            "looking at its misses)",
+            [r for p, rows, _ in results if not p.held_out for r in rows],
+        )
+    ]
+    for batch, about in sorted(held_out_batches().items()):
+        rows = [r for p, rows, _ in results if p.held_out and p.batch == batch for r in rows]
+        sets.append((f"Held-out batch {batch} ({about})", rows))
     out.append("")
     for label, rows in sets:
         if rows:
