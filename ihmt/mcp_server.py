@@ -806,8 +806,9 @@ Arguments:
 with a note when it alone is larger.
 
 The answer: code blocks headed `path:first-last  Name`; OTHER MATCHES (locations only, read \
-them if the first block is not it); AMBIGUOUS with candidate locations (call again with \
-clue=..., or read the one you mean); NOT FOUND (nothing in scope matches: try other words, \
+them if the first block is not it); AMBIGUOUS when several symbols tie: up to three of them \
+shown with their code, the rest as locations (pick the one you mean, or call again with \
+clue=...); NOT FOUND (nothing in scope matches: try other words, \
 scope="all", or grep).\
 """
 

@@ -485,3 +485,34 @@ def test_property_generic_typescript_is_exact_and_never_cut_inside_a_symbol(sour
         starts = {(c.title, c.start_line) for c in chunks}
         for name, line in named:
             assert (name, line) in starts, (name, line)
+
+
+def test_multi_line_class_fields_that_hold_behaviour_are_members():
+    source = (
+        "export class Virtual {\n"
+        "  private count = 0\n"
+        "  private cache = new Map<string, number>()\n"
+        "  private getIndexes = memo(\n"
+        "    () => [this.count],\n"
+        "    (count) => range(count),\n"
+        "  )\n"
+        "\n"
+        "  private scrollTo = (\n"
+        "    offset: number,\n"
+        "  ) => {\n"
+        "    this.count = offset\n"
+        "  }\n"
+        "\n"
+        "  total = () => this.count\n"
+        "}\n"
+    )
+    chunks = split_code(source, language="typescript", mode="symbol")
+    assert "".join(c.text for c in chunks) == source
+    titles = [c.title for c in chunks]
+    assert "Virtual.getIndexes" in titles and "Virtual.scrollTo" in titles
+    assert "Virtual.total" in titles
+    # one-line fields, a `new` value included, stay with the class's fields
+    assert not any(t and t.endswith((".count", ".cache")) for t in titles)
+    memo = next(c for c in chunks if c.title == "Virtual.getIndexes")
+    assert memo.text.startswith("  private getIndexes = memo(") and memo.text.rstrip().endswith(")")
+    assert "method:getIndexes" in memo.tags

@@ -77,9 +77,10 @@ STORE_SETTINGS = {
     "ambiguity_margin": 0.06,
 }
 # Changes whenever the chunks a file gives change (store settings, or the code splitters:
-# "chunks-2" = 2026-11-30, TS generics, Go/TS declarations, Python class bodies), so an index
+# "chunks-2" = 2026-11-30, TS generics, Go/TS declarations, Python class bodies; "chunks-3",
+# multi-line TS class fields set by a call or an arrow function are members), so an index
 # built by an older version is rebuilt once instead of mixing two ways of cutting symbols.
-SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves/chunks-2"
+SETTINGS_KEY = "symbol/800/1600/bf8/code-leaves/chunks-3"
 SEARCH_TOP_K = 12  # the engine re-ranks twice this many exact BM25 candidates
 FOCUS_SYMBOLS = 16  # symbols searched a second time because their names hold the query's words
 SHOWN_TIED = 3  # tied symbols shown with their code in an AMBIGUOUS answer

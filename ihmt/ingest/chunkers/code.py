@@ -151,6 +151,15 @@ _JS_FIELD_ARROW = re.compile(
     r"(?P<name>#?[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?"
     r"(?:function\b|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*?)?=>)"
 )
+# A class field set by a call that spans lines, `private getIndexes = memo(() => [...], ...)`,
+# or by an arrow function whose parameters do (`private scroll = (` ... `) => {`).
+# Such a field holds behaviour (a memoized function, a debounced handler), so it is a member
+# of its own; a one-line field (`count = useCount()`) packs with the other fields.
+_JS_FIELD_CALL = re.compile(
+    r"^(?:(?:public|private|protected|static|readonly|override|declare)\s+)*"
+    r"(?P<name>#?[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*"
+    r"(?:(?!new\b)[A-Za-z_$][\w$.]*\s*(?:<[^()]*>)?\s*)?\("
+)
 _JS_METHOD = re.compile(
     r"^(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set|declare)"
     r"\s+)*\*?\s*(?P<name>#?[A-Za-z_$][\w$]*)\s*\??\s*[<(]"  # `<`: generics, maybe nested
@@ -201,6 +210,10 @@ def _function_name(span: Span, lang: str, in_class: bool) -> tuple[str | None, s
             (_JS_FIELD_ARROW, _JS_METHOD) if in_class else ()
         ):
             m = pattern.search(header)
+            if m and m.group("name") not in _NOT_NAMES:
+                return m.group("name"), None
+        if in_class and span.end - span.start > 1:
+            m = _JS_FIELD_CALL.search(header)
             if m and m.group("name") not in _NOT_NAMES:
                 return m.group("name"), None
         return None, None
