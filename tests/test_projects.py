@@ -181,6 +181,33 @@ def test_first_sync_indexes_source_files_only(index, project):
     assert names["start_server"]["kind"] == "function"
 
 
+def test_a_file_left_out_is_not_read_again_while_it_stays_the_same(tmp_path):
+    root = tmp_path / "bin"
+    write(root, "app.py", "def run():\n    return 1\n")
+    blob = root / "data.py"
+    blob.write_bytes(b"\x00\x01binary\x00" * 10)
+    ix = ProjectIndex(root, tmp_path / "p")
+    first = ix.sync()
+    assert first.read_files == 2 and ("data.py", "binary content (NUL bytes)") in first.skipped
+    again = ix.sync()  # known and unchanged: said again, not read again
+    assert again.read_files == 0 and ("data.py", "binary content (NUL bytes)") in again.skipped
+    fresh = ProjectIndex(root, tmp_path / "p")  # a new process trusts the manifest too
+    assert fresh.sync().read_files == 0
+    fresh.close()
+    blob.write_text("def load():\n    return 2\n", encoding="utf-8")  # now text: indexed
+    fixed = ix.sync()
+    assert fixed.read_files == 1 and fixed.added == 1 and not fixed.skipped
+    assert ix.find_code("load").snippets[0].path == "data.py"
+    blob.write_bytes(b"\x00" * 40)  # binary again: its leaves go, it is remembered again
+    assert ix.sync().removed == 1 and ix.sync().read_files == 0
+    blob.unlink()  # gone: forgotten by the manifest
+    gone = ix.sync()
+    assert not gone.skipped
+    manifest, _ = ix._current_manifest()
+    assert manifest.rejected == {} and set(manifest.files) == {"app.py"}
+    ix.close()
+
+
 def test_sync_detects_edit_add_delete_and_rename(index, project):
     index.sync()
     (project / "src/util.py").write_text(

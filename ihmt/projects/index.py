@@ -39,6 +39,7 @@ from .manifest import (
     MANIFEST_VERSION,
     FileEntry,
     Manifest,
+    Rejected,
     Seen,
     load_manifest,
     plan_sync,
@@ -312,6 +313,7 @@ class ProjectIndex:
         plan = plan_sync(manifest, seen)
         if trusted and plan.empty:
             report.unchanged = plan.unchanged
+            report.skipped += [(rel, manifest.rejected[rel].reason) for rel in plan.rejected]
             report.seconds = time.perf_counter() - started
             return report
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -319,6 +321,7 @@ class ProjectIndex:
             manifest, trusted = self._current_manifest()  # another process may have synced
             plan = plan_sync(manifest, seen)
             report.unchanged = plan.unchanged
+            report.skipped += [(rel, manifest.rejected[rel].reason) for rel in plan.rejected]
             if not (trusted and plan.empty):
                 try:
                     self._apply(manifest, trusted, plan, seen, report, progress)
@@ -343,6 +346,8 @@ class ProjectIndex:
                     if s not in seen or source_kind(s.rpartition("/")[2]) != "code"
                 ]
                 plan.removed = sorted(set(plan.removed) | set(stale))
+            for rel in plan.forgotten:
+                manifest.rejected.pop(rel, None)
             for rel in plan.removed:
                 ids = [row["id"] for row in memory.catalog.leaves_of_source(rel)]
                 report.leaves_removed += memory.store.remove_leaves(ids)
@@ -387,13 +392,16 @@ class ProjectIndex:
                 continue
             outcome = decode_bytes(now.path, data)
             if outcome.skipped or not outcome.text:
-                report.skipped.append((rel, outcome.skipped or "empty file"))
+                reason = outcome.skipped or "empty file"
+                report.skipped.append((rel, reason))
+                manifest.rejected[rel] = Rejected(now.size, now.mtime_ns, reason)
                 if old is not None:
                     ids = [row["id"] for row in memory.catalog.leaves_of_source(rel)]
                     report.leaves_removed += memory.store.remove_leaves(ids)
                     manifest.files.pop(rel, None)
                     report.removed += 1
                 continue
+            manifest.rejected.pop(rel, None)
             text, redacted = _redact_keeping_lines(_clean_surrogates(outcome.text))
             report.redactions += redacted
             suffix = os.path.splitext(now.path.name)[1].lower()

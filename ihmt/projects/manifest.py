@@ -9,7 +9,9 @@ when a sync changed something::
                                "leaves": ["L-code-0000-…", …],
                                "symbols": [{"name": "App.run", "kind": "method",
                                             "start_line": 10, "end_line": 31,
-                                            "tokens": 120, "id": "L-code-…"}, …]}}}
+                                            "tokens": 120, "id": "L-code-…"}, …]}},
+     "rejected": {"fixtures/null.py": {"size": 40, "mtime_ns": 1712...,
+                                       "reason": "binary content (NUL bytes)"}}}
 
 Why JSON and not a SQLite table: the manifest is small (one row per source file, a few
 hundred bytes each), it is derived (the next sync rebuilds it from the project if it is lost
@@ -19,6 +21,8 @@ as the sync itself; a sync that finds nothing changed never writes it.
 
 A file is compared by (size, mtime_ns) first; only when those moved is it read and hashed,
 and only when the hash moved is it re-ingested (a ``touch`` costs one read, no re-ingest).
+A file read and left out (binary, undecodable) is kept under "rejected" the same way, so an
+unchanged one is reported as skipped without being read on every sync.
 """
 
 from __future__ import annotations
@@ -76,10 +80,25 @@ class FileEntry:
 
 
 @dataclass
+class Rejected:
+    """A file the index read and left out (binary content, not text in any known encoding),
+    kept with its size and mtime so that, while it stays the same, no sync reads it again."""
+
+    size: int
+    mtime_ns: int
+    reason: str
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Rejected:
+        return cls(int(data["size"]), int(data["mtime_ns"]), str(data["reason"]))
+
+
+@dataclass
 class Manifest:
     root: str
     settings: str
     files: dict[str, FileEntry] = field(default_factory=dict)
+    rejected: dict[str, Rejected] = field(default_factory=dict)
 
     def to_json(self) -> str:
         data = {
@@ -87,6 +106,7 @@ class Manifest:
             "root": self.root,
             "settings": self.settings,
             "files": {rel: asdict(entry) for rel, entry in sorted(self.files.items())},
+            "rejected": {rel: asdict(entry) for rel, entry in sorted(self.rejected.items())},
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -105,9 +125,10 @@ def load_manifest(path: Path, root: str, settings: str) -> tuple[Manifest, bool]
         ):
             return empty, False
         files = {str(rel): FileEntry.from_dict(e) for rel, e in data.get("files", {}).items()}
+        rejected = {str(rel): Rejected.from_dict(e) for rel, e in data.get("rejected", {}).items()}
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return empty, False
-    return Manifest(root=root, settings=settings, files=files), True
+    return Manifest(root=root, settings=settings, files=files, rejected=rejected), True
 
 
 def save_manifest(path: Path, manifest: Manifest) -> None:
@@ -177,10 +198,12 @@ class Plan:
     removed: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # size or mtime moved: hash to decide
     unchanged: int = 0
+    rejected: list[str] = field(default_factory=list)  # left out before, unchanged: not read
+    forgotten: list[str] = field(default_factory=list)  # left out before, now gone
 
     @property
     def empty(self) -> bool:
-        return not (self.added or self.removed or self.moved)
+        return not (self.added or self.removed or self.moved or self.forgotten)
 
 
 def plan_sync(manifest: Manifest, seen: dict[str, Seen]) -> Plan:
@@ -188,12 +211,17 @@ def plan_sync(manifest: Manifest, seen: dict[str, Seen]) -> Plan:
     for rel, now in seen.items():
         entry = manifest.files.get(rel)
         if entry is None:
-            plan.added.append(rel)
+            left_out = manifest.rejected.get(rel)
+            if left_out and (left_out.size, left_out.mtime_ns) == (now.size, now.mtime_ns):
+                plan.rejected.append(rel)
+            else:
+                plan.added.append(rel)
         elif entry.size != now.size or entry.mtime_ns != now.mtime_ns:
             plan.moved.append(rel)
         else:
             plan.unchanged += 1
     plan.removed = [rel for rel in manifest.files if rel not in seen]
+    plan.forgotten = sorted(rel for rel in manifest.rejected if rel not in seen)
     plan.added.sort()
     plan.moved.sort()
     plan.removed.sort()
