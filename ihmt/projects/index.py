@@ -34,6 +34,7 @@ from ..store.atomic import atomic_write_text
 from ..store.layout import default_workspace
 from ..store.lock import StoreLock
 from ..text.tokens import estimate_tokens
+from .excerpt import excerpt
 from .manifest import (
     CODE_LANGUAGES,
     MANIFEST_VERSION,
@@ -170,6 +171,7 @@ class CodeSnippet:
     code: str
     score: float = 0.0
     truncated_at: int = 0  # last line shown when the code was cut to fit max_tokens
+    hidden: list[tuple[int, int]] = field(default_factory=list)  # line ranges left out then
 
     @property
     def location(self) -> str:
@@ -517,7 +519,7 @@ class ProjectIndex:
             _pack_tied(answer, tied, answer.max_tokens)
             return answer
         answer.status = "FOUND"
-        _pack(answer, self._whole_symbols(manifest, result.hits), answer.max_tokens)
+        _pack(answer, self._whole_symbols(manifest, result.hits), answer.max_tokens, wanted)
         return answer
 
     def _whole_symbols(self, manifest: Manifest, hits: list, code: bool = True) -> list:
@@ -752,7 +754,9 @@ def _without_trailing_lines(text: str, count: int) -> str:
     return "".join(lines[: len(lines) - count])
 
 
-def _pack(answer: CodeAnswer, snippets: list[CodeSnippet], budget: int) -> None:
+def _pack(
+    answer: CodeAnswer, snippets: list[CodeSnippet], budget: int, wanted: Groups = ()
+) -> None:
     """Best symbol always (cut to fit if it alone is too big); then the next ones that score
     close to it while they fit; the rest as locations only."""
     best_score = snippets[0].score or 1e-9
@@ -761,7 +765,7 @@ def _pack(answer: CodeAnswer, snippets: list[CodeSnippet], budget: int) -> None:
         cost = estimate_tokens(snip.code) + estimate_tokens(snip.location + snip.title) + 2
         if i == 0:
             if cost > budget:
-                _truncate(snip, budget - estimate_tokens(snip.location + snip.title) - 30)
+                _truncate(snip, budget - estimate_tokens(snip.location + snip.title) - 30, wanted)
                 cost = budget
             answer.snippets.append(snip)
             used = cost
@@ -789,17 +793,11 @@ def _pack_tied(answer: CodeAnswer, tied: list[CodeSnippet], budget: int) -> None
             answer.others.append(snip)
 
 
-def _truncate(snip: CodeSnippet, tokens: int) -> None:
-    limit = max(tokens, 16) * 4
-    lines = snip.code.splitlines(keepends=True)
-    kept, size = [], 0
-    for line in lines:
-        if size + len(line) > limit and kept:
-            break
-        kept.append(line[:limit] if not kept else line)
-        size += len(line)
-    snip.code = "".join(kept)
-    snip.truncated_at = snip.start_line + len(kept) - 1
+def _truncate(snip: CodeSnippet, tokens: int, wanted: Groups = ()) -> None:
+    """Cut ``snip`` to about ``tokens``: its head and the stretch that best matches the
+    question (see excerpt.py), the lines left out marked and listed in ``hidden``."""
+    cut = excerpt(snip.code, snip.start_line, max(tokens, 16) * 4, wanted)
+    snip.code, snip.hidden, snip.truncated_at = cut.code, cut.hidden, cut.last_shown
 
 
 # -- one-call helpers (what the CLI and the MCP tools use) -----------------------------------

@@ -60,10 +60,11 @@ def render_code_answer(answer: CodeAnswer) -> str:
         lines.append(_ref_line(snip))
         code = snip.code.rstrip("\n")
         lines.append(code)
-        if snip.truncated_at and snip.truncated_at < snip.end_line:
+        if snip.hidden:
+            left_out = ", ".join(f"{a}-{b}" for a, b in snip.hidden)
             lines.append(
-                f"… (cut at max_tokens={answer.max_tokens}: lines {snip.truncated_at + 1}-"
-                f"{snip.end_line} not shown; read them from the file)"
+                f"… (cut at max_tokens={answer.max_tokens}: lines {left_out} not shown; read "
+                "them from the file)"
             )
     if answer.others:
         lines.append("ALSO TIED:" if answer.status == "AMBIGUOUS" else "OTHER MATCHES:")
