@@ -802,8 +802,9 @@ Arguments:
 - scope: "main" (default: skips test files), "test" (only tests) or "all".
 - subpath: only code under this folder (or file) of the project.
 - clue: extra words that pick between candidates after an AMBIGUOUS answer.
-- max_tokens: size cap of the answer (default 1500). The best symbol is always shown, cut \
-with a note when it alone is larger.
+- max_tokens: size cap of the answer (default 1500). The best symbol is always shown; when it \
+alone is larger, its signature and the stretch that best matches the query are shown, the \
+lines left out marked and listed.
 
 The answer: code blocks headed `path:first-last  Name`; OTHER MATCHES (locations only, read \
 them if the first block is not it); AMBIGUOUS when several symbols tie: up to three of them \
