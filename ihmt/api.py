@@ -27,6 +27,7 @@ from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
+from .text.tokenize import terms
 from .tree.builder import Tree, read_leaf_file
 from .tree.heuristic import HeuristicSummarizer
 from .tree.summary import SummarizerBackend
@@ -663,6 +664,10 @@ class IHMT:
         for leaf_id, text in self.resolver.superseded_leaves().items():
             ctx.outdated.setdefault(leaf_id, []).extend(t for t in text.split("\n") if t)
         ctx.fact_answers = self._fact_answers
+        ctx.stale_words = {
+            leaf_id: frozenset(terms(" ".join(values)))
+            for leaf_id, values in self.resolver.stale_values().items()
+        }
         for old_id, new_id, _created in self.catalog.links():
             ctx.replaced_by[old_id] = new_id
             ctx.outdated.setdefault(old_id, []).append(self._link_notice(old_id, new_id))

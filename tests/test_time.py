@@ -167,3 +167,23 @@ def test_an_entry_holding_the_value_asked_for_is_not_outdated_for_that_question(
     # asked about the city, the same entry is the old value and stays OUTDATED
     older = [h for h in journal.search("where do I live?").hits if "Madrid" in h.content]
     assert older and older[0].outdated
+
+
+def test_an_entry_is_outdated_only_for_questions_about_what_changed(journal):
+    # the 2024 entry states the old city (Madrid, changed since) and the employer (current)
+    stale = journal.time_context().stale_words
+    entry = [leaf_id for leaf_id, words in stale.items() if "madrid" in words]
+    assert len(entry) == 1
+    about_work = [h for h in journal.search("Nubalia team").hits if "Madrid" in h.content]
+    assert about_work and not about_work[0].outdated  # the employer is still current
+    assert about_work[0].notices  # the change of city is still shown beside it
+    about_city = [h for h in journal.search("Madrid flat").hits if "Madrid" in h.content]
+    assert about_city and about_city[0].outdated  # asked about the value that changed
+
+
+def test_an_entry_whose_only_fact_changed_stays_outdated_for_any_question(memory):
+    memory.save("I live in Oslo, in a flat with a big balcony.", timestamp="2025-01-10")
+    memory.save("I moved to Bergen.", timestamp="2026-01-10")
+    assert memory.time_context().stale_words == {}
+    flat = [h for h in memory.search("balcony flat").hits if "Oslo" in h.content]
+    assert flat and flat[0].outdated

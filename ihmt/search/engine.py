@@ -51,6 +51,19 @@ class TimeContext:
     # question text -> [(leaf id, answers the question)] for questions about a tracked fact
     # ("where do I live?"): the leaf holding the value asked for first, older values after
     fact_answers: Callable[[str], list[tuple[str, bool]]] = field(default=lambda text: [])
+    # leaf id -> the words of the replaced values it states, for leaves that also state a
+    # current value: OUTDATED only for a question that uses one of those words
+    stale_words: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def current_for(self, terms: set[str], asked_old: set[str]) -> set[str]:
+        """Leaves that are not out of date for a question with these terms: those whose
+        replaced values it does not mention (``asked_old``: leaves stating an old value of
+        a fact the question asks about stay out of date)."""
+        return {
+            leaf_id
+            for leaf_id, words in self.stale_words.items()
+            if words.isdisjoint(terms) and leaf_id not in asked_old
+        }
 
 
 class SearchEngine:
@@ -98,6 +111,10 @@ class SearchEngine:
         # it states has changed since ("where do I work?" -> the entry that also names the old
         # city): its notices still show, but it is not OUTDATED for this question.
         answering = {leaf_id for leaf_id, asked in facts if asked}
+        # ... and a leaf out of date about one value ("I moved to Valencia and work at Acme")
+        # is not OUTDATED for a question that does not touch that value ("Acme").
+        asked_old = {leaf_id for leaf_id, asked in facts if not asked}
+        answering |= time.current_for(set(query.all_terms), asked_old)
         if not weights and self.dense is None and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"

@@ -333,6 +333,23 @@ class ConflictResolver:
                     notes.setdefault(leaf, {})[text] = None
         return {leaf: "\n".join(texts) for leaf, texts in sorted(notes.items())}
 
+    def stale_values(self) -> dict[str, set[str]]:
+        """Leaf id -> the replaced values it states, for the leaves that also state a value
+        that is still current ("I moved to Valencia and work at Acme" once the move to
+        Lisbon is known): such a leaf is out of date only about those values, so search
+        flags it OUTDATED only for questions that touch them."""
+        current = {e.fact.source_leaf for periods in self._periods.values() for e in periods[-1]}
+        out: dict[str, set[str]] = {}
+        for key in sorted(self._periods):
+            periods = self._periods[key]
+            for index in range(len(periods) - 1):
+                newer_leaves = {entry.fact.source_leaf for entry in periods[index + 1]}
+                for entry in periods[index]:
+                    leaf = entry.fact.source_leaf
+                    if leaf and leaf in current and leaf not in newer_leaves:
+                        out.setdefault(leaf, set()).add(entry.fact.value)
+        return out
+
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._entries.values())
 
