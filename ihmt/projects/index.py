@@ -762,10 +762,10 @@ def _pack(
     best_score = snippets[0].score or 1e-9
     used = 0
     for i, snip in enumerate(snippets):
-        cost = estimate_tokens(snip.code) + estimate_tokens(snip.location + snip.title) + 2
+        cost = _cost(snip)
         if i == 0:
             if cost > budget:
-                _truncate(snip, budget - estimate_tokens(snip.location + snip.title) - 30, wanted)
+                _truncate(snip, budget - _cost(snip, with_code=False) - 30, wanted)
                 cost = budget
             answer.snippets.append(snip)
             used = cost
@@ -778,13 +778,19 @@ def _pack(
     answer.others = answer.others[:5]
 
 
+def _cost(snip: CodeSnippet, with_code: bool = True) -> int:
+    """Tokens a snippet adds to an answer: its heading line, and its code."""
+    head = estimate_tokens(snip.location + snip.title)
+    return head + estimate_tokens(snip.code) + 2 if with_code else head
+
+
 def _pack_tied(answer: CodeAnswer, tied: list[CodeSnippet], budget: int) -> None:
     """The symbols of a tie, shown whole while they fit (at most SHOWN_TIED: reading two
     short bodies costs an agent less than a second call with a clue), the rest as
     locations. None is cut: a tie is no place to guess which part matters."""
     used = 0
     for snip in tied:
-        cost = estimate_tokens(snip.code) + estimate_tokens(snip.location + snip.title) + 2
+        cost = _cost(snip)
         if len(answer.snippets) < SHOWN_TIED and used + cost <= budget:
             answer.snippets.append(snip)
             used += cost

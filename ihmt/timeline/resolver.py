@@ -312,25 +312,27 @@ class ConflictResolver:
         """Every stored fact (repeats included), grouped by key, oldest first."""
         return [entry.fact for key in self._keys(subject) for entry in self._entries[key]]
 
-    def superseded_leaves(self) -> dict[str, str]:
-        """Leaf id -> notice(s) for leaves whose fact a different value from another leaf replaced.
-
-        Search attaches these to outdated hits so old material arrives with its correction.
-        A leaf that itself states the newer value is not flagged. Several notices for one
-        leaf are joined with newlines.
-        """
-        notes: dict[str, dict[str, None]] = {}
+    def _replaced(self):
+        """(change, entry) for every fact a later value from another leaf replaced (a leaf
+        that itself states the newer value is not counted as replaced)."""
         for key in sorted(self._periods):
             periods = self._periods[key]
             for index, change in enumerate(self._changes[key]):
                 newer_leaves = {entry.fact.source_leaf for entry in periods[index + 1]}
-                text = None
                 for entry in periods[index]:
                     leaf = entry.fact.source_leaf
-                    if leaf is None or leaf in newer_leaves:
-                        continue
-                    text = text or change.notice()
-                    notes.setdefault(leaf, {})[text] = None
+                    if leaf is not None and leaf not in newer_leaves:
+                        yield change, entry
+
+    def superseded_leaves(self) -> dict[str, str]:
+        """Leaf id -> notice(s) for leaves whose fact a different value from another leaf replaced.
+
+        Search attaches these to outdated hits so old material arrives with its correction.
+        Several notices for one leaf are joined with newlines.
+        """
+        notes: dict[str, dict[str, None]] = {}
+        for change, entry in self._replaced():
+            notes.setdefault(entry.fact.source_leaf, {})[change.notice()] = None
         return {leaf: "\n".join(texts) for leaf, texts in sorted(notes.items())}
 
     def stale_values(self) -> dict[str, set[str]]:
@@ -340,14 +342,9 @@ class ConflictResolver:
         flags it OUTDATED only for questions that touch them."""
         current = {e.fact.source_leaf for periods in self._periods.values() for e in periods[-1]}
         out: dict[str, set[str]] = {}
-        for key in sorted(self._periods):
-            periods = self._periods[key]
-            for index in range(len(periods) - 1):
-                newer_leaves = {entry.fact.source_leaf for entry in periods[index + 1]}
-                for entry in periods[index]:
-                    leaf = entry.fact.source_leaf
-                    if leaf and leaf in current and leaf not in newer_leaves:
-                        out.setdefault(leaf, set()).add(entry.fact.value)
+        for _change, entry in self._replaced():
+            if entry.fact.source_leaf in current:
+                out.setdefault(entry.fact.source_leaf, set()).add(entry.fact.value)
         return out
 
     def __len__(self) -> int:
