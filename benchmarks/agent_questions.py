@@ -1,0 +1,295 @@
+"""Agent questions: is the answer an agent reads right? (``python3 benchmarks/agent_questions.py``)
+
+Each corpus in benchmarks/agent_corpora/ is a few months of one person's or team's memories,
+written with its questions by colleagues who saw neither the ranking code nor any answer. The
+memories are saved in date order the way an agent saves them (``save`` with the date; corrections
+with ``replaces`` where the writer said the agent would use it; long documents through
+``ingest_text`` like ``ihmt ingest``), then every question goes through ``search`` and is scored
+on exactly what the MCP ``search_memory`` tool returns: ``render.compact_answer``.
+
+Columns, per question kind (see the corpus format in agent_corpora/FORMAT.md):
+- best: BEST is a gold memory (for every kind but history: not flagged OUTDATED);
+- top3: a gold memory among the first three hits (or among the AMBIGUOUS candidates);
+- seen: the expected answer text is visible in the compact answer;
+- falseNF: NOT FOUND although a memory answers; NF ok: NOT FOUND on an unanswerable question;
+- spurAMB: AMBIGUOUS on a question that has one answer; stale: a corrected memory is BEST;
+- clue: on ambiguous questions, AMBIGUOUS first and then the clue's memory as BEST;
+- tokens: size of the compact answer (median).
+A flat BM25 over whole memories (same terms, top 1) runs beside it as the baseline.
+
+Corpora are frozen: ``--set dev`` are the ones the ranking may be tuned on; ``--set heldout``
+are reported at first sight and never tuned to. Results go to RESULTS.md with ``--write``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from common import ROOT, FlatBM25, machine, write_section
+
+CORPORA = ROOT / "benchmarks" / "agent_corpora"
+SETS = {"dev": ["rutafleet", "navarro"], "heldout": ["cobalto", "herrera"]}
+SECTION = "Agent questions (benchmarks/agent_questions.py)"
+ANSWERABLE_KINDS = (
+    "exact",
+    "paraphrase",
+    "abbreviation",
+    "present",
+    "history",
+    "spanish",
+    "long_document",
+)
+KIND_ORDER = ANSWERABLE_KINDS + ("ambiguous", "unanswerable")
+
+
+def load_corpus(name: str) -> dict:
+    return json.loads((CORPORA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def build_store(corpus: dict, workdir: Path, semantic: bool) -> tuple[object, dict, dict]:
+    """Save the corpus in date order; returns the memory, leaf id -> corpus id, and the
+    corpus ids of memories that a later memory corrects."""
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(workdir, semantic=True) if semantic else IHMT.initialize(workdir)
+    owner: dict[str, str] = {}
+    for item in sorted(corpus["memories"], key=lambda m: m["date"]):
+        stamp = item["date"] if "T" in item["date"] else item["date"] + "T09:00:00"
+        if item.get("kind") == "document":
+            report = memory.ingest_text(
+                item["content"],
+                source=item.get("source") or f"{item['id']}.md",
+                timestamp=stamp,
+            )
+            leaf_ids = report.leaf_ids
+        else:
+            report = memory.save(
+                item["content"],
+                replaces=item.get("replaces") or "",
+                timestamp=stamp,
+                allow_secrets=True,
+            )
+            leaf_ids = report.leaf_ids
+        for leaf_id in leaf_ids:
+            owner.setdefault(leaf_id, item["id"])
+    memory.flush()
+    corrected = {m["corrects"] for m in corpus["memories"] if m.get("corrects")}
+    if semantic:
+        memory.semantic.sync()
+    return memory, owner, corrected
+
+
+def flat_baseline(corpus: dict) -> FlatBM25:
+    from ihmt.text.tokenize import term_counts
+
+    flat = FlatBM25()
+    for item in corpus["memories"]:
+        flat.add(item["id"], term_counts(item["content"]))
+    return flat
+
+
+def visible(answer: str | None, text: str) -> bool:
+    if not answer:
+        return False
+    return " ".join(answer.split()).casefold() in " ".join(text.split()).casefold()
+
+
+def score_question(q: dict, memory, owner: dict, corrected: set, flat: FlatBM25) -> dict:
+    from ihmt.render import compact_answer
+    from ihmt.search.query import parse_query
+    from ihmt.text.tokens import estimate_tokens
+
+    gold = set(q.get("gold") or [])
+    kind = q["kind"]
+    started = time.perf_counter()
+    result = memory.search(q["question"])
+    elapsed = time.perf_counter() - started
+    text = compact_answer(result)
+    ranked = [owner.get(h.leaf_id, "?") for h in result.hits]
+    best = result.best
+    best_id = owner.get(best.leaf_id, "?") if best and not result.ambiguous else None
+    row = {
+        "id": q["id"],
+        "kind": kind,
+        "question": q["question"],
+        "gold": sorted(gold),
+        "verdict": "NOT FOUND"
+        if result.not_found
+        else "AMBIGUOUS"
+        if result.ambiguous
+        else "BEST",
+        "best": best_id,
+        "ranked": ranked[:5],
+        "confidence": round(result.confidence, 3),
+        "tokens": estimate_tokens(text),
+        "seconds": elapsed,
+        "text": text,
+    }
+    stale_ok = kind == "history"
+    row["best_ok"] = bool(
+        best_id in gold and (stale_ok or not (best.outdated or best_id in corrected))
+    )
+    pool = [owner.get(h.leaf_id, "?") for h in result.candidates] if result.ambiguous else ranked
+    row["top3"] = bool(gold & set(pool[:3] if not result.ambiguous else pool))
+    row["seen"] = visible(q.get("answer"), text)
+    row["false_nf"] = bool(gold) and result.not_found
+    row["nf_ok"] = not gold and result.not_found
+    row["spurious_amb"] = kind != "ambiguous" and result.ambiguous
+    row["stale"] = bool(best_id and best_id in corrected and kind != "history")
+    if kind == "ambiguous":
+        clue_gold = set(q.get("clue_gold") or [])
+        flagged = result.ambiguous and len(gold & set(pool)) >= 2
+        after = memory.search(q["question"], clue=q.get("clue") or "")
+        after_text = compact_answer(after)
+        after_best = (
+            owner.get(after.best.leaf_id) if after.best and not after.ambiguous else None
+        )
+        row["amb_flagged"] = flagged
+        row["clue_ok"] = bool(after_best in clue_gold and visible(q.get("clue_answer"), after_text))
+        row["clue_text"] = after_text
+    terms = parse_query(q["question"]).terms
+    top = flat.search(terms, 1)
+    row["flat_best_ok"] = bool(top and top[0] in gold)
+    row["flat_nf_ok"] = not gold and not top
+    return row
+
+
+def run_corpus(name: str, semantic: bool) -> list[dict]:
+    corpus = load_corpus(name)
+    flat = flat_baseline(corpus)
+    with tempfile.TemporaryDirectory(prefix=f"ihmt-aq-{name}-") as tmp:
+        memory, owner, corrected = build_store(corpus, Path(tmp), semantic)
+        rows = [score_question(q, memory, owner, corrected, flat) for q in corpus["questions"]]
+        memory.close()
+    for row in rows:
+        row["corpus"] = name
+    return rows
+
+
+def share(rows: list[dict], key: str) -> str:
+    if not rows:
+        return "—"
+    hits = sum(1 for r in rows if r.get(key))
+    return f"{100 * hits / len(rows):.0f} % ({hits}/{len(rows)})"
+
+
+def summary(rows: list[dict]) -> dict:
+    answerable = [r for r in rows if r["kind"] in ANSWERABLE_KINDS]
+    unanswerable = [r for r in rows if r["kind"] == "unanswerable"]
+    single = [r for r in rows if r["kind"] != "ambiguous"]
+    present = [r for r in rows if r["kind"] == "present"]
+    seen = [r for r in answerable]
+    return {
+        "questions": len(rows),
+        "best": share(answerable, "best_ok"),
+        "top3": share(answerable, "top3"),
+        "seen": share(seen, "seen"),
+        "false NF": share(answerable, "false_nf"),
+        "NF ok": share(unanswerable, "nf_ok"),
+        "spurious AMB": share(single, "spurious_amb"),
+        "present": share(present, "best_ok"),
+        "stale BEST": share(answerable, "stale"),
+        "clue": share([r for r in rows if r["kind"] == "ambiguous"], "clue_ok"),
+        "tokens (median)": f"{statistics.median(r['tokens'] for r in seen):.0f}" if seen else "—",
+        "flat best": share(answerable, "flat_best_ok"),
+        "flat NF ok": share(unanswerable, "flat_nf_ok"),
+    }
+
+
+def kind_table(rows: list[dict]) -> str:
+    head = "| kind | n | best | top3 | seen | falseNF | NF ok | spurAMB | stale | clue | tokens | flat best |"
+    lines = [head, "|" + "---|" * 12]
+    by_kind = defaultdict(list)
+    for row in rows:
+        by_kind[row["kind"]].append(row)
+    for kind in KIND_ORDER:
+        group = by_kind.get(kind, [])
+        if not group:
+            continue
+
+        def pct(key: str, group=group) -> str:
+            return f"{100 * sum(1 for r in group if r.get(key)) / len(group):.0f}"
+
+        amb = kind == "ambiguous"
+        lines.append(
+            f"| {kind} | {len(group)} | {'—' if amb or kind == 'unanswerable' else pct('best_ok')} "
+            f"| {pct('top3') if kind != 'unanswerable' else '—'} "
+            f"| {pct('seen') if not amb and kind != 'unanswerable' else '—'} "
+            f"| {pct('false_nf') if kind != 'unanswerable' else '—'} "
+            f"| {pct('nf_ok') if kind == 'unanswerable' else '—'} "
+            f"| {pct('spurious_amb') if not amb else pct('amb_flagged') + ' flagged'} "
+            f"| {pct('stale')} | {pct('clue_ok') if amb else '—'} "
+            f"| {statistics.median(r['tokens'] for r in group):.0f} "
+            f"| {pct('flat_best_ok') if kind != 'unanswerable' else pct('flat_nf_ok')} |"
+        )
+    return "\n".join(lines)
+
+
+def print_misses(rows: list[dict]) -> None:
+    for row in rows:
+        if row["kind"] == "unanswerable":
+            ok = row["nf_ok"]
+        elif row["kind"] == "ambiguous":
+            ok = row.get("clue_ok") and row.get("amb_flagged")
+        else:
+            ok = row["best_ok"] and row["seen"]
+        if ok:
+            continue
+        print(
+            f"--- {row['corpus']} {row['id']} [{row['kind']}] {row['question']}\n"
+            f"    gold={row['gold']} verdict={row['verdict']} best={row['best']} "
+            f"ranked={row['ranked']} conf={row['confidence']} tokens={row['tokens']}"
+        )
+        print("    " + row["text"][:600].replace("\n", "\n    "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), action="append")
+    parser.add_argument("--corpus", action="append", help="a corpus name (repeatable)")
+    parser.add_argument("--semantic", action="store_true", help="with the semantic extra")
+    parser.add_argument("--misses", action="store_true", help="print every miss")
+    parser.add_argument("--json", help="write every scored row to this file")
+    parser.add_argument("--write", action="store_true", help="record in RESULTS.md")
+    args = parser.parse_args(argv)
+    names = list(args.corpus or [])
+    for chosen in args.set or ([] if names else ["dev"]):
+        names += SETS[chosen]
+    all_rows: list[dict] = []
+    report = [f"Machine: {machine()}. Mode: {'semantic' if args.semantic else 'lexical'}.", ""]
+    for name in names:
+        started = time.perf_counter()
+        rows = run_corpus(name, args.semantic)
+        all_rows += rows
+        where = next((s for s, members in SETS.items() if name in members), "other")
+        took = time.perf_counter() - started
+        print(f"\n== {name} ({where}, {len(rows)} questions, {took:.0f} s)")
+        report.append(f"### {name} ({where})")
+        report.append("")
+        for key, value in summary(rows).items():
+            print(f"  {key:16} {value}")
+        table = kind_table(rows)
+        print(table)
+        report += [table, ""]
+    if len(names) > 1:
+        print("\n== all")
+        for key, value in summary(all_rows).items():
+            print(f"  {key:16} {value}")
+    if args.misses:
+        print_misses(all_rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(all_rows, indent=1), encoding="utf-8")
+    if args.write:
+        write_section(SECTION + (" — semantic" if args.semantic else ""), "\n".join(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
