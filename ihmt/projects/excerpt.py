@@ -131,5 +131,6 @@ def _plain_cut(lines: list[str], start_line: int, limit: int) -> Excerpt:
 
 
 def _marker(near: str, first: int, last: int) -> str:
-    indent = near[: len(near) - len(near.lstrip())][:12]
+    bare = near.rstrip("\r\n")  # a blank line's newline is not indentation
+    indent = bare[: len(bare) - len(bare.lstrip(" \t"))][:12]
     return f"{indent}… lines {first}-{last} not shown …\n"
