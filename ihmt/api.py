@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import IHMTConfig, load_config
-from .errors import InputError, SecretDetectedError, StoreCorruptError, StoreNotFoundError
+from .errors import (
+    IHMTError,
+    InputError,
+    SecretDetectedError,
+    StoreCorruptError,
+    StoreNotFoundError,
+)
 from .ingest.ingestor import prepare_document
 from .ingest.reader import decode_bytes, read_text_file, walk_files
 from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
@@ -86,6 +92,8 @@ class IHMT:
         attach(self)
         if not self.layout.catalog.exists() and self.layout.root_json.exists():
             self._recover_lost_catalog()
+        elif self.layout.catalog.exists():
+            self._refresh_vocabulary()
 
     def _recover_lost_catalog(self) -> None:
         """The catalog is derived: a deleted one is rebuilt from the leaves, never trusted
@@ -94,6 +102,19 @@ class IHMT:
         if has_leaves:
             log.warning("state/catalog.sqlite3 is missing; rebuilding it from the leaf files")
             self.rebuild()
+
+    def _refresh_vocabulary(self) -> None:
+        """Queries are read with today's vocabulary (text/vocabulary.py); a store indexed with
+        an older one is re-indexed once from its leaves, or a query would miss what it holds."""
+        try:
+            if self.catalog.vocabulary_current() or self.catalog.read_only:
+                return
+        except IHMTError:
+            return  # a damaged catalog is reported, with its fix, by whatever uses it next
+        with self.store.writing():
+            if not self.catalog.vocabulary_current():  # another process may have done it
+                log.warning("re-indexing the memory once for the new search vocabulary")
+                self._rebuild_locked()
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import StoreCorruptError, StoreWriteError
+from ..text.vocabulary import VOCABULARY_VERSION
 
 SCHEMA_VERSION = 1
 
@@ -140,6 +141,7 @@ class Catalog:
             conn.execute("PRAGMA secure_delete=ON")
             if not self._ready:
                 conn.executescript(_SCHEMA)
+                _stamp_if_empty(conn)
                 self._ready = True
         except BaseException:
             conn.close()
@@ -282,6 +284,10 @@ class Catalog:
         gen = int(row[0]) + 1 if row else secrets.randbits(40) << 12
         self.set_meta(conn, "generation", gen)
         return gen
+
+    def vocabulary_current(self) -> bool:
+        """True when the indexed terms were made by today's vocabulary (text/vocabulary.py)."""
+        return self.meta("vocabulary", "0") == str(VOCABULARY_VERSION)
 
     def generation(self) -> int:
         return int(self.meta("generation", "0"))
@@ -550,6 +556,16 @@ class Catalog:
             elif count > 0:
                 per_domain[key.split(":", 1)[1]] = count
         return {"leaves": leaves, "branches_per_layer": per_layer, "leaves_per_domain": per_domain}
+
+
+def _stamp_if_empty(conn: sqlite3.Connection) -> None:
+    """An empty catalog will be filled with today's terms: record the vocabulary it uses. A
+    filled one keeps the stamp it has (none for a store indexed before stamps existed)."""
+    if conn.execute("SELECT 1 FROM leaves LIMIT 1").fetchone() is None:
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('vocabulary', ?)",
+            (str(VOCABULARY_VERSION),),
+        )
 
 
 def read_only_error(

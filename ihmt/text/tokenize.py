@@ -15,6 +15,7 @@ from collections import Counter
 from functools import lru_cache
 
 from ihmt.text.stopwords import is_stopword
+from ihmt.text.vocabulary import normalize
 
 MAX_TOKEN_CHARS = 64
 
@@ -43,6 +44,8 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\
 # between two digits (that belongs to a number such as 3.11 or v2.3).
 _SEGMENT_SPLIT_RE = re.compile(r"[_-]+|(?<!\d)\.|\.(?!\d)")
 _NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
+# a release number: "3.11", "16.2.1", "v20" (not a plain count, a date or an address)
+_VERSION_RE = re.compile(r"v?\d{1,3}\.\d{1,3}(?:\.\d{1,4})?|v\d{1,3}")
 
 # Language names that end in symbols: letter -> suffixes that may follow it.
 _LANG_SUFFIXES = {"C": ("++", "#"), "c": ("++", "#"), "G": ("++",), "g": ("++",)}
@@ -277,8 +280,15 @@ def is_term(token: str) -> bool:
 
 
 def terms(text: str) -> list[str]:
-    """Tokens that BM25 indexes: stop words and single letters removed."""
-    return [t for t in tokenize(text) if is_term(t)]
+    """Tokens that BM25 indexes: stop words and single letters removed, each in its
+    vocabulary form (aliases, glossary, light stemming: see ``vocabulary``)."""
+    out = []
+    for token in tokenize(text):
+        if is_term(token):
+            out.append(normalize(token))
+            if _VERSION_RE.fullmatch(token):
+                out.append("version")  # "PostgreSQL 16.2" answers "which version"
+    return out
 
 
 def term_counts(text: str) -> dict[str, int]:

@@ -1,0 +1,223 @@
+"""One spelling per idea: the vocabulary layer between tokens and indexed terms.
+
+An agent asks "which Postgres version is prod on?" of a memory that says "production runs
+PostgreSQL 16"; a Spanish question meets an English note. Memories, branch summaries and
+queries all pass through :func:`normalize`, so the descent stays lossless: whatever a flat
+scan would match, every summary above it matches too.
+
+Three steps, each small and predictable rather than clever:
+1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
+2. a short English/Spanish glossary of everyday working words ("contraseña" -> "password");
+3. a light stemmer for English and Spanish inflections: plurals, -ed, -ing and the Spanish
+   -ción / English -tion pair. It only has to map related forms to one key, not to a word:
+   "deployed", "deploying" and "deploys" all become "deploy"; "use", "used" and "uses"
+   become "us".
+Tokens holding digits, identifiers with parts and very short words are left alone.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+# bump when the mapping changes: stores index with the version they were built with
+VOCABULARY_VERSION = 1
+
+_ALIASES = {
+    # databases and infrastructure
+    "postgres": "postgresql",
+    "pg": "postgresql",
+    "pgsql": "postgresql",
+    "mongo": "mongodb",
+    "k8s": "kubernetes",
+    "kube": "kubernetes",
+    "db": "database",
+    "dbs": "database",
+    "bd": "database",
+    "bbdd": "database",
+    "prod": "production",
+    "prd": "production",
+    "stg": "staging",
+    "dev": "development",
+    "env": "environment",
+    "envs": "environment",
+    "repo": "repository",
+    "repos": "repository",
+    "config": "configuration",
+    "configs": "configuration",
+    "cfg": "configuration",
+    "conf": "configuration",
+    "auth": "authentication",
+    "authn": "authentication",
+    "docs": "documentation",
+    "deps": "dependency",
+    "dep": "dependency",
+    "infra": "infrastructure",
+    "perf": "performance",
+    "app": "application",
+    "apps": "application",
+    "msg": "message",
+    "info": "information",
+    "org": "organization",
+    "admin": "administrator",
+    "gh": "github",
+    # languages
+    "js": "javascript",
+    "ts": "typescript",
+    "py": "python",
+    "golang": "go",
+    # units and time
+    "min": "minute",
+    "mins": "minute",
+    "sec": "second",
+    "secs": "second",
+    "hr": "hour",
+    "hrs": "hour",
+    "yr": "year",
+    "yrs": "year",
+}
+
+# Spanish working words -> the English word a memory or question may use instead. Only
+# words whose meaning does not depend on context; the stemmer handles the inflections.
+_GLOSSARY = {
+    "contrasena": "password",
+    "clave": "key",
+    "claves": "key",
+    "servidor": "server",
+    "servidores": "server",
+    "datos": "data",
+    "equipo": "team",
+    "equipos": "team",
+    "usuario": "user",
+    "usuarios": "user",
+    "despliegue": "deploy",
+    "despliegues": "deploy",
+    "desplegar": "deploy",
+    "desplegamos": "deploy",
+    "prueba": "test",
+    "pruebas": "test",
+    "puerto": "port",
+    "puertos": "port",
+    "version": "version",
+    "versiones": "version",
+    "fecha": "date",
+    "fechas": "date",
+    "proyecto": "project",
+    "proyectos": "project",
+    "tarea": "task",
+    "tareas": "task",
+    "reunion": "meeting",
+    "reuniones": "meeting",
+    "correo": "email",
+    "telefono": "phone",
+    "ciudad": "city",
+    "empresa": "company",
+    "precio": "price",
+    "tarifa": "rate",
+    "tarifas": "rate",
+    "factura": "invoice",
+    "facturas": "invoice",
+    "plazo": "deadline",
+    "registros": "log",
+    "panel": "dashboard",
+    "paneles": "dashboard",
+    "tablero": "dashboard",
+    "tableros": "dashboard",
+    "alojado": "hosted",
+    "alojados": "hosted",
+    "alojamiento": "hosting",
+    "nube": "cloud",
+    "rama": "branch",
+    "ramas": "branch",
+    "portatil": "laptop",
+    "ordenador": "computer",
+    "maquina": "machine",
+    "maquinas": "machine",
+    "semana": "week",
+    "semanas": "week",
+    "mes": "month",
+    "meses": "month",
+    "ano": "year",
+    "anos": "year",
+    "dia": "day",
+    "dias": "day",
+    "hora": "hour",
+    "horas": "hour",
+    "minutos": "minute",
+    "cambio": "change",
+    "cambios": "change",
+    "copia": "backup",
+    "copias": "backup",
+    "respaldo": "backup",
+    "cola": "queue",
+    "colas": "queue",
+    "almacenamiento": "storage",
+    "seguridad": "security",
+    "permisos": "permission",
+    "permiso": "permission",
+    "guardia": "call",
+    "incidente": "incident",
+    "incidentes": "incident",
+    "fallo": "failure",
+    "fallos": "failure",
+    "caida": "outage",
+    "nodo": "node",
+    "nodos": "node",
+    "cuenta": "account",
+    "cuentas": "account",
+    "mensual": "monthly",
+    "semanal": "weekly",
+    "diario": "daily",
+    "cliente": "client",
+    "vive": "live",
+    "vivo": "live",
+    "viven": "live",
+    "vivia": "live",
+    "trabaja": "work",
+    "trabajo": "work",
+    "trabajan": "work",
+    "clientes": "client",
+    "nombre": "name",
+    "dominio": "domain",
+    "dominios": "domain",
+    "editor": "editor",
+    "entrega": "delivery",
+    "lanzamiento": "release",
+    "publicacion": "release",
+}
+
+_VOWELS = frozenset("aeiouy")
+_KEEP_DOUBLE = frozenset("lsz")
+
+
+@lru_cache(maxsize=65536)
+def normalize(token: str) -> str:
+    """The indexed form of one folded token."""
+    token = _ALIASES.get(token) or _GLOSSARY.get(token) or token
+    if len(token) < 3 or not token.isalpha() or not token.isascii():
+        return token
+    return _stem(token)
+
+
+def _stem(word: str) -> str:
+    """Map the inflections of one English or Spanish word to a shared key."""
+    if word.endswith("ies") and len(word) > 5:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith("eed"):
+            stem = word[: -len(suffix)]
+            if any(ch in _VOWELS for ch in stem):
+                word = _undouble(stem)
+            break
+    if word.endswith("e") and len(word) >= 3:
+        word = word[:-1]
+    if word.endswith("cion") and len(word) > 6:
+        word = word[:-4] + "tion"  # migración ~ migration, configuración ~ configuration
+    return word
+
+
+def _undouble(stem: str) -> str:
+    if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS | _KEEP_DOUBLE:
+        return stem[:-1]
+    return stem
