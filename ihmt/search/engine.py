@@ -29,17 +29,27 @@ from ..text.dates import year_mentions
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref
 from .bm25 import idf, score_counts
+from ..text.tokenize import is_term, tokenize
+from ..text.vocabulary import normalize
+from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
-from .query import parse_query
+from .query import MAX_QUERY_CHARS, parse_query
 
 MIN_COVERAGE = 0.15
-STRAY_COVERAGE = 0.5
+STRAY_COVERAGE = 0.4
 COMMON_SHARE = 0.05
 CLUE_BOOST = 1.6
 CLUE_DEMOTE = 0.7
 OUTDATED_FACTOR = 0.5
 YEAR_BOOST = 1.5
 RECENCY_TIE = 1e-6
+MONTH_BOOST = 1.3
+AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
+RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
+RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
+RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
+RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
+HISTORY_SCORE, HISTORY_OVERLAP = 0.3, 0.1  # the same, for a question about an earlier state
 
 
 @dataclass
@@ -105,6 +115,9 @@ class SearchEngine:
         result.total_leaves = n
         dfs = self.catalog.document_frequencies(query.all_terms)
         weights = self.navigator.weights(query, n, dfs)
+        result.missing_words = _surface_words(
+            query.text, {t for t in query.terms if not dfs.get(t)}
+        )
         time = self.time_context()
         facts = time.fact_answers(query.text) if not query.clue_terms else []
         # A leaf that holds the value asked for answers this question, even when another fact
@@ -133,9 +146,13 @@ class SearchEngine:
             result.reason = "no memory contains any of these words"
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
-        ranked = self._rerank(candidates, query, full_idf, time, boost, answering)
+        history = asks_history(query.text)
+        ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         ranked = self._inject_facts(ranked, facts, query)
-        ranked = self._pull_replacements(ranked, time, result)
+        ranked = self._pull_replacements(ranked, time, history)
+        ranked = _order_by_time(
+            ranked, query, full_idf, history, set(time.replaced_by), self._idf_of(ranked, n)
+        )
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering)
@@ -149,7 +166,7 @@ class SearchEngine:
             result.reason = "the matching memories could not be read; run `ihmt check`"
             return result
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
-        self._judge(result, ranked, query, common, dense)
+        self._judge(result, ranked, query, common, dense, history)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -200,8 +217,10 @@ class SearchEngine:
         time: TimeContext,
         boost=None,
         answering: frozenset[str] | set[str] = frozenset(),
+        history: bool = False,
     ) -> list:
         years = set(year_mentions(query.text))
+        months = months_asked(query.text) if history else set()
         total_idf = sum(full_idf.values()) or 1.0
         for cand in cands:
             tf = cand.ref["tf"]
@@ -217,8 +236,12 @@ class SearchEngine:
             in_year = bool(years) and date[:4].isdigit() and int(date[:4]) in years
             if in_year:
                 score *= YEAR_BOOST
+            elif history:
+                pass  # an earlier state is asked for: a corrected memory may be the answer
             elif _is_outdated(cand.ref["id"], time, answering):
                 score *= OUTDATED_FACTOR
+            if months and date[5:7].isdigit() and int(date[5:7]) in months:
+                score *= MONTH_BOOST
             if boost is not None:
                 score = boost(cand.ref, score)
             cand.adjusted = score
@@ -234,6 +257,14 @@ class SearchEngine:
                     cands[i], cands[i + 1] = b, a
                     changed = True
         return cands
+
+    def _idf_of(self, ranked: list, n: int) -> dict[str, float]:
+        """Rarity of every word of the leading candidates (one catalog lookup), so that
+        telling restatements apart weighs "benidorm" and not "memory"."""
+        words = {t for c in ranked[:RESTATE_WINDOW] for t in (c.ref.get("tf") or ())}
+        dfs = self.catalog.document_frequencies(words) if words else {}
+        # a word in half the memories or more (a tag every saved memory has) says nothing
+        return {t: idf(dfs.get(t, 0), max(n, 1)) if dfs.get(t, 0) * 2 < n else 0.0 for t in words}
 
     def _inject_facts(self, ranked: list, facts: list[tuple[str, bool]], query) -> list:
         """A question about a tracked fact is answered by the memory holding the value asked
@@ -256,7 +287,7 @@ class SearchEngine:
         front.sort(key=lambda c: -c.adjusted)
         return front + [c for c in ranked if c.ref["id"] in by_id]
 
-    def _pull_replacements(self, ranked: list, time: TimeContext, result: SearchResult) -> list:
+    def _pull_replacements(self, ranked: list, time: TimeContext, history: bool = False) -> list:
         present = {c.ref["id"] for c in ranked}
         out = []
         for cand in ranked:
@@ -267,6 +298,8 @@ class SearchEngine:
                     out.append(new)
                     present.add(new_id)
             out.append(cand)
+        if history:  # the earlier state is asked for: the corrected memory may lead
+            return out
         # a corrected memory never outranks its correction
         position = {c.ref["id"]: i for i, c in enumerate(out)}
         for old_id, new_id in time.replaced_by.items():
@@ -344,10 +377,20 @@ class SearchEngine:
 
     # -- judgement ---------------------------------------------------------------------------
     def _judge(
-        self, result: SearchResult, ranked: list, query, common: set[str], dense=None
+        self,
+        result: SearchResult,
+        ranked: list,
+        query,
+        common: set[str],
+        dense=None,
+        history: bool = False,
     ) -> None:
         best = ranked[0]
-        current = [c for c in ranked if not result_is_outdated(c, result)]
+        current = [
+            c
+            for c in ranked
+            if not getattr(c, "restated", False) and (history or not result_is_outdated(c, result))
+        ]
         if dense:  # a leaf brought in by meaning alone is no rival unless its meaning answers
             current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
         lead = current[0] if current else best
@@ -379,7 +422,9 @@ class SearchEngine:
             and c.matched == lead.matched
             and (not dense or dense.tied(c.ref["id"], lead_id))
         ]
-        if len(tied) >= 2:
+        # several memories answer differently only when they answer: a tie between memories
+        # that each hold a small part of the question is a weak match, not a choice to make
+        if len(tied) >= 2 and coverage >= AMBIGUOUS_COVERAGE:
             contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
             if len(contents) >= 2:
                 result.ambiguous = True
@@ -388,6 +433,86 @@ class SearchEngine:
                     f"{len(tied)} memories match this query equally well; give a clue "
                     "(a place, a date, a project) to choose"
                 )
+
+
+def _order_by_time(
+    ranked: list,
+    query,
+    full_idf: dict,
+    history: bool,
+    corrected: set[str] = frozenset(),
+    word_idf: dict[str, float] | None = None,
+) -> list:
+    """Memories that say the same thing about the question's words at different dates are
+    one fact over time: the latest answers a question about now, an earlier one a question
+    about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
+    between an old and a new value); pieces of one document are not restatements."""
+    if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
+        return ranked
+    lead = ranked[0]
+    top = max(lead.adjusted, 1e-9)
+
+    def mass(words: set[str]) -> float:
+        return sum(full_idf.get(t, 0.0) for t in words)
+
+    lead_words = {t for t in query.terms if t in lead.matched}
+    # a question about before names the change ("before the migration"), which the newer
+    # memory tells of: the older one may score well below it and still be the answer
+    floor, overlap = (
+        (HISTORY_SCORE, HISTORY_OVERLAP) if history else (RESTATE_SCORE, RESTATE_OVERLAP)
+    )
+    group = [lead]
+    for cand in ranked[1:RESTATE_WINDOW]:
+        if cand.adjusted < floor * top or _same_document(cand, lead):
+            continue
+        words = {t for t in query.terms if t in cand.matched}
+        shared = mass(words & lead_words)
+        if shared < RESTATE_SHARE * max(mass(lead_words), mass(words), 1e-9):
+            continue
+        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) >= overlap:
+            group.append(cand)
+    if len(group) < 2:
+        return ranked
+    order = {id(c): i for i, c in enumerate(group)}
+    # newest first; on the same date the better ranked; a memory corrected by an explicit
+    # link (replaces, mark_outdated) never answers a question about now
+    by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
+    if history:
+        chosen = max(by_date[:-1], key=lambda c: c.adjusted)
+    else:
+        current = [c for c in by_date if c.ref["id"] not in corrected] or by_date
+        chosen = current[-1]
+    for cand in group:
+        cand.restated = cand is not chosen
+    return [chosen] + [c for c in ranked if c is not chosen]
+
+
+def _surface_words(text: str, wanted: set[str]) -> list[str]:
+    """The question's own spelling of the terms in ``wanted``, in order, once each."""
+    out: list[str] = []
+    for token in tokenize(text[:MAX_QUERY_CHARS]):
+        if is_term(token) and normalize(token) in wanted and token not in out:
+            out.append(token)
+    return out[:8]
+
+
+def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
+    """Share of the words besides the question's that two memories have in common, each
+    word weighted by its rarity: a new value of one fact keeps its subject's words, two
+    people or services of one name do not."""
+    wa = set(a.ref.get("tf") or ()) - asked
+    wb = set(b.ref.get("tf") or ()) - asked
+
+    def mass(words: set[str]) -> float:
+        return sum(word_idf.get(t, 1.0) for t in words)
+
+    smaller = min(mass(wa), mass(wb))
+    return mass(wa & wb) / smaller if smaller > 0 else 0.0
+
+
+def _same_document(a, b) -> bool:
+    source = a.ref.get("source") or ""
+    return bool(source) and source != "memory" and source == b.ref.get("source")
 
 
 def _is_outdated(leaf_id: str, time: TimeContext, answering: frozenset[str] | set[str]) -> bool:

@@ -1,0 +1,91 @@
+"""What time a question is about: now (the default) or an earlier state.
+
+Memories are mostly facts that hold until a later memory says otherwise, and an agent mostly
+asks about now; "before the migration", "back in March", "what did we use to run" ask about
+an earlier state. Only cue words are read (English and Spanish), never the stored text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.tokenize import fold
+
+_HISTORY_PHRASES = (
+    "before",
+    "previous",
+    "previously",
+    "used to",
+    "originally",
+    "at first",
+    "initially",
+    "back in",
+    "back then",
+    "earlier",
+    "formerly",
+    "prior to",
+    "the old ",
+    "old one",
+    "at the time",
+    "at the start",
+    "in the beginning",
+    "until the",
+    "antes",
+    "anterior",
+    "previamente",
+    "solia",
+    "solian",
+    "al principio",
+    "originalmente",
+    "en aquel momento",
+)
+_HISTORY_RE = re.compile(
+    r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
+)
+
+_MONTHS = {
+    "january": 1,
+    "february": 2,
+    "march": 3,
+    "april": 4,
+    "may": 5,
+    "june": 6,
+    "july": 7,
+    "august": 8,
+    "september": 9,
+    "october": 10,
+    "november": 11,
+    "december": 12,
+    "enero": 1,
+    "febrero": 2,
+    "marzo": 3,
+    "abril": 4,
+    "mayo": 5,
+    "junio": 6,
+    "julio": 7,
+    "agosto": 8,
+    "septiembre": 9,
+    "setiembre": 9,
+    "octubre": 10,
+    "noviembre": 11,
+    "diciembre": 12,
+}
+# "in March", "back in June", "during July", "en marzo": a month the question is set in
+_IN_MONTH_RE = re.compile(
+    r"(?<![a-z])(?:in|during|back in|en|durante)\s+(" + "|".join(_MONTHS) + r")(?![a-z])"
+)
+_PAST_VERB_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|era|eran|estaba|fue|tenia)(?![a-z])")
+
+
+def asks_history(text: str) -> bool:
+    """True when the question asks about an earlier state rather than the present one."""
+    folded = fold(text or "")[:2000]
+    if _HISTORY_RE.search(folded):
+        return True
+    return bool(_IN_MONTH_RE.search(folded) and _PAST_VERB_RE.search(folded))
+
+
+def months_asked(text: str) -> set[int]:
+    """Months the question is set in ("in March" -> {3}); empty when it names none."""
+    folded = fold(text or "")[:2000]
+    return {_MONTHS[m.group(1)] for m in _IN_MONTH_RE.finditer(folded)}
