@@ -81,6 +81,9 @@ class SearchResult:
     total_leaves: int = 0
     total_nodes: int = 0
     candidate_ids: list[str] = field(default_factory=list)
+    # words of the question that no memory contains (in any inflection): the best memory
+    # may be about the subject without answering what was asked
+    missing_words: list[str] = field(default_factory=list)
 
     @property
     def best(self) -> Hit | None:

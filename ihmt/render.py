@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from .models import Hit, SearchResult
+from .search.passage import best_passage
 from .text.tokens import estimate_tokens
 
 COMPACT_CAP_TOKENS = 1200  # hard ceiling of a compact search answer, whatever the store holds
@@ -67,13 +68,7 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
         lines.append(
             "OUTDATED — " + " | ".join(best.notices or ["this memory was corrected later"])
         )
-    body = best.content.strip()
-    if len(body) > BEST_BODY_CHARS:
-        body = (
-            body[:BEST_BODY_CHARS].rstrip()
-            + f"\n… ({len(best.content):,} chars; ask for the full text by id {best.leaf_id})"
-        )
-    lines.append(body)
+    lines.append(best_body(best, result.query))
     if full:
         lines.append(f"  id {best.leaf_id} · path {render_path(best.path)}")
     others = result.hits[1:]
@@ -87,12 +82,30 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
         if full:
             lines.append(f"    id {hit.leaf_id} · path {render_path(hit.path)}")
             lines.append(f"    excerpt: {one_line(hit.excerpt, 160)}")
+    if result.missing_words:
+        words = ", ".join(f'"{w}"' for w in result.missing_words)
+        lines.append(f"NOTE: no memory contains {words}: check that BEST answers what was asked.")
     seen = set(best.notices)
     for notice in result.notices:
         if notice not in seen:
             lines.append(f"NOTICE: {notice}")
             seen.add(notice)
     return _cap("\n".join(lines))
+
+
+def best_body(best: Hit, question: str) -> str:
+    """The BEST memory's text: whole when short, else the stretch that answers the question
+    (its first line kept as a title) and where the rest is."""
+    passage = best_passage(best.content, question)
+    body = passage.text
+    if len(body) > BEST_BODY_CHARS:
+        body = body[:BEST_BODY_CHARS].rstrip()
+    elif passage.whole:
+        return body
+    return body + (
+        f"\n… (lines {passage.first_line}–{passage.last_line} of {passage.total_lines}, "
+        f"{len(best.content):,} chars; the full text is memory {best.leaf_id})"
+    )
 
 
 def _cap(text: str) -> str:

@@ -1,0 +1,74 @@
+"""The stretch of a long memory that answers: a runbook section, not its first 2,400 characters.
+
+An agent asking "what's the replication lag alert threshold?" of a 3,000-word runbook needs the
+few lines that hold the threshold. The passage is the window of whole lines, within a budget,
+that holds the most of the question's words (rarer words of the memory weigh more), with the
+memory's first line kept as its title so the agent knows where the lines come from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from ..text.tokenize import terms
+
+PASSAGE_MIN_CHARS = 1400  # shorter memories are shown whole
+PASSAGE_CHARS = 800  # the window's budget
+
+
+@dataclass
+class Passage:
+    text: str
+    first_line: int  # 1-based, inclusive
+    last_line: int
+    total_lines: int
+    whole: bool
+
+
+def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Passage:
+    """The window of lines of ``content`` that best answers ``question``; the whole text when
+    it is short or nothing in it matches."""
+    lines = content.strip("\n").split("\n")
+    if len(content) <= max(budget, PASSAGE_MIN_CHARS) or len(lines) < 3:
+        return Passage(content.strip(), 1, len(lines), len(lines), True)
+    wanted = set(terms(question))
+    line_terms = [set(terms(line)) & wanted for line in lines]
+    spread = Counter(t for found in line_terms for t in found)
+    # a word found on few lines says more about where the answer is than one found everywhere
+    weight = {t: 1.0 + math.log(len(lines) / spread[t]) for t in spread}
+    best: tuple[float, int, int] | None = None
+    for start in range(len(lines)):
+        if not line_terms[start]:
+            continue
+        size, found, end = 0, set(), start
+        while end < len(lines) and size + len(lines[end]) + 1 <= budget:
+            size += len(lines[end]) + 1
+            found |= line_terms[end]
+            end += 1
+        end = max(end, start + 1)
+        score = sum(weight[t] for t in found)
+        if best is None or score > best[0]:
+            best = (score, start, end)
+    if best is None:
+        best = (0.0, 0, _lines_within(lines, 0, budget))
+    _, start, end = best
+    # open the window a little earlier when it starts mid-section, to show the heading above
+    for back in range(start - 1, max(start - 4, -1), -1):
+        if lines[back].lstrip().startswith("#"):
+            if sum(len(x) + 1 for x in lines[back:end]) <= budget * 1.3:
+                start = back
+            break
+    shown = lines[start:end]
+    if start > 0:
+        shown = [lines[0].strip(), "…"] + shown
+    return Passage("\n".join(shown).strip(), start + 1, end, len(lines), False)
+
+
+def _lines_within(lines: list[str], start: int, budget: int) -> int:
+    size, end = 0, start
+    while end < len(lines) and size + len(lines[end]) + 1 <= budget:
+        size += len(lines[end]) + 1
+        end += 1
+    return max(end, start + 1)
