@@ -120,14 +120,11 @@ def score_question(q: dict, memory, owner: dict, corrected: set, flat: FlatBM25)
         "kind": kind,
         "question": q["question"],
         "gold": sorted(gold),
-        "verdict": "NOT FOUND"
-        if result.not_found
-        else "AMBIGUOUS"
-        if result.ambiguous
-        else "BEST",
+        "verdict": "NOT FOUND" if result.not_found else "AMBIGUOUS" if result.ambiguous else "BEST",
         "best": best_id,
         "ranked": ranked[:5],
         "confidence": round(result.confidence, 3),
+        "coverage": result.hits[0].coverage if result.hits else 0.0,
         "tokens": estimate_tokens(text),
         "seconds": elapsed,
         "text": text,
@@ -148,9 +145,7 @@ def score_question(q: dict, memory, owner: dict, corrected: set, flat: FlatBM25)
         flagged = result.ambiguous and len(gold & set(pool)) >= 2
         after = memory.search(q["question"], clue=q.get("clue") or "")
         after_text = compact_answer(after)
-        after_best = (
-            owner.get(after.best.leaf_id) if after.best and not after.ambiguous else None
-        )
+        after_best = owner.get(after.best.leaf_id) if after.best and not after.ambiguous else None
         row["amb_flagged"] = flagged
         row["clue_ok"] = bool(after_best in clue_gold and visible(q.get("clue_answer"), after_text))
         row["clue_text"] = after_text
@@ -198,9 +193,24 @@ def summary(rows: list[dict]) -> dict:
         "stale BEST": share(answerable, "stale"),
         "clue": share([r for r in rows if r["kind"] == "ambiguous"], "clue_ok"),
         "tokens (median)": f"{statistics.median(r['tokens'] for r in seen):.0f}" if seen else "—",
+        "BEST right by confidence": calibration(rows),
         "flat best": share(answerable, "flat_best_ok"),
         "flat NF ok": share(unanswerable, "flat_nf_ok"),
     }
+
+
+def calibration(rows: list[dict]) -> str:
+    """How often a BEST answer is right in each confidence band (answerable questions;
+    a BEST on an unanswerable question is wrong)."""
+    bands = [(0.0, 0.4), (0.4, 0.6), (0.6, 1.01)]
+    shown = [r for r in rows if r["verdict"] == "BEST" and r["kind"] != "ambiguous"]
+    parts = []
+    for lo, hi in bands:
+        band = [r for r in shown if lo <= r["confidence"] < hi]
+        right = sum(1 for r in band if r["best_ok"])
+        label = f"<{hi:.1f}" if lo == 0 else f"≥{lo:.1f}"
+        parts.append(f"{label}: {right}/{len(band)}")
+    return ", ".join(parts)
 
 
 def kind_table(rows: list[dict]) -> str:
