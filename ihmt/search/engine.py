@@ -26,11 +26,11 @@ from ..errors import StoreCorruptError
 from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
 from ..text.dates import year_mentions
+from ..text.tokenize import is_term, tokenize
+from ..text.vocabulary import normalize
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref
 from .bm25 import idf, score_counts
-from ..text.tokenize import is_term, tokenize
-from ..text.vocabulary import normalize
 from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
