@@ -520,8 +520,10 @@ def _assigned_value(m: re.Match[str], text: str, is_password: bool) -> tuple[int
     ):
         return None  # only `define('DB_PASSWORD', '...')`-style pairs, never lists or calls
     if group == "uv":
-        if quoted_key:
-            return None  # `{"token": next_token}` in code; JSON strings are always quoted
+        if quoted_key or op in ("==", "==="):
+            # `{"token": next_token}` in code (JSON strings are always quoted); `password ==
+            # password2` compares two names
+            return None
         stripped = value.rstrip(")]}.:")
         end -= len(value) - len(stripped)
         value = stripped
@@ -648,9 +650,10 @@ def _prose_value_ok(value: str, quoted: bool) -> bool:
 def _strong_bare_value(value: str) -> bool:
     """A value with no copula before it ("wifi password Tr0ub4dor&3x") must look generated or
     chosen: lower case, a digit, and upper case or a symbol, eight characters or more."""
+    if len(value) < 8:
+        return False
     upper, lower, digit = _classes(value)
-    symbol = any(not c.isalnum() for c in value)
-    return len(value) >= 8 and lower and digit and (upper or symbol)
+    return lower and digit and (upper or not value.isalnum())
 
 
 def _prose_value(text: str, pos: int) -> tuple[int, int, bool] | None:
@@ -971,8 +974,10 @@ def _scan_long_flags(text: str) -> Iterator[_Hit]:
         if word is None:
             continue
         start, end = _unquoted(word)
-        value = text[start:end]
         quoted = end < word.end
+        if not quoted:
+            end = start + len(text[start:end].rstrip(_PROSE_STRIP))
+        value = text[start:end]
         if kind[1] == _P_PASSWORD:
             ok = quoted or not value.isalpha()  # `--password carefully` is prose
         else:
@@ -1041,6 +1046,20 @@ def _word_around(text: str, start: int, end: int, lo: int, hi: int) -> str:
     return text[left:right].strip("\"'`()[]{}<>,;")
 
 
+def _encoded_prose(value: str) -> bool:
+    """True when ``value`` is base64 of a sentence ("VGhpcyBpcyBqdXN0…" = "This is just…"): an
+    encoding shown in prose, not a key. Random keys never decode to words and spaces."""
+    if len(value) % 4 == 1:
+        return False
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    letters = sum(c.isalpha() or c == " " for c in decoded)
+    return " " in decoded.strip() and decoded.isprintable() and letters >= 0.8 * len(decoded)
+
+
 def _entropy_candidate_ok(text: str, m: re.Match[str], lo: int, hi: int) -> bool:
     value = m.group().rstrip("=")
     if len(value) < 20 or len(value) > _MAX_CANDIDATE or _preceded_by(text, m.start(), _B + "+/"):
@@ -1056,7 +1075,7 @@ def _entropy_candidate_ok(text: str, m: re.Match[str], lo: int, hi: int) -> bool
     word = _word_around(text, m.start(), m.end(), lo, hi)
     if "://" in word or word.startswith(("data:", "www.")) or _UUID.search(word):
         return False  # URLs carry secrets only in forms the other detectors know
-    if _LEAF_ID.search(word) or _DIGEST_WORD.match(word):
+    if _LEAF_ID.search(word) or _DIGEST_WORD.match(word) or _encoded_prose(value):
         return False
     return not (is_hex and len(value) in (32, 40, 64, 128) and _HASH_CONTEXT.search(text, lo, hi))
 
