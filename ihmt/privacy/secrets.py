@@ -3,13 +3,19 @@
 Precision matters as much as recall: a memory full of false alarms teaches people to click
 through them. So fixed vendor shapes (``AKIA…``, ``ghp_…``, PEM blocks, JWTs) are always
 flagged, while loose shapes must pass extra checks: ``key = value`` needs a secret-ish key name
-and a value that is neither a placeholder nor code, and a random-looking string counts only next
-to a word such as "token" or "password" on the same line.
+and a value that is neither a placeholder nor code, a password in a sentence needs a verb or a
+colon before it ("the wifi password for the office is …") or a strong value, a command-line flag
+counts only for the programs where it means a password (``mysql -pX`` but not ``psql -p 5432``),
+and a random-looking string counts only next to a word such as "token" or "password" on the same
+line. Documentation examples (AWS's ``…EXAMPLE`` keys, jwt.io's sample, Stripe's docs key) are
+not secrets.
 
 Speed and safety on hostile input (a 1 MB line, 1 MB of one letter): every regex that sweeps the
 whole text starts with a literal (or a few literals) so the engine can jump between candidates;
 word boundaries are checked in Python after a match instead of with a leading look-behind, which
-would force a slow attempt at every position; repetitions are bounded, so backtracking is too.
+would force a slow attempt at every position; repetitions are bounded, so backtracking is too,
+and no repetition holds another one unless each round starts with a separator the round cannot
+otherwise match (tests/test_secrets_corpus.py checks the shape of every pattern here).
 The loose patterns only run where a cheap keyword search points them. Keyword searches run once
 over an ASCII-folded copy of the text whose offsets equal the original's. Nothing here raises on
 any ``str``: decoding failures are simply "not a secret".
