@@ -334,6 +334,8 @@ LOOKALIKES: list[str] = [
     "my password manager is KeePassXC2",
     "wifi: OfficeNet-5G, password on the sticker",
     "openssl enc -aes-256-cbc -pass env:BACKUP_PASS -in a -out b",
+    "la clave primaria es user_id2 y la foránea es order_id2",
+    "la palabra clave es Python3 en el buscador",
 ]
 
 

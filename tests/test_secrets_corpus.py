@@ -192,6 +192,8 @@ def test_the_nesting_check_catches_the_classic_shapes() -> None:
         "mysql " + "'x" * 150_000,
         "htpasswd -b " + "a " * 150_000,
         "--password " * 25_000,
+        "/mysql" * 150_000 + " -pS3cr3tPw",
+        "https://h/curl " * 60_000,
         "postgres://u:" + "p@" * 150_000,
         "secret " + "VGhpcyBpcyBqdXN0IGEgdGVzdA== " * 10_000,
     ],

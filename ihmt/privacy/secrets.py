@@ -614,6 +614,7 @@ _PROSE_ABOUT = _NOT_SECRET_SUFFIXES | frozenset(
     hash hashes hashing salt salted digest requirement requirements rule rules strength
     complexity change changes history age attempts protection manager managers generator
     fingerprint checksum encoding encryption reuse lockout expires reminder recovery entropy
+    primaria foránea foranea ajena única unica compuesta pública publica
     """.split()
 ) - frozenset({"user", "username", "login", "email", "mail", "store"})
 _HASH_NEARBY = re.compile(
@@ -718,6 +719,10 @@ def _scan_prose_passwords(text: str, folded: bytes) -> Iterator[_Hit]:
         if end is None:
             continue
         keyword = m.group().decode("ascii", "replace")
+        if keyword == "clave" and text[max(0, m.start() - 9) : m.start()].lower().endswith(
+            ("palabra ", "palabras ")
+        ):
+            continue  # "la palabra clave es …" names a keyword
         span = _prose_password_at(text, keyword, end)
         if span is None:
             continue
@@ -950,13 +955,14 @@ def _program_starts(text: str, folded: bytes) -> Iterator[tuple[int, int, str]]:
         start = m.start()
         if start and text[start - 1] not in _PROGRAM_BEFORE:
             continue
-        if start and text[start - 1] == "/":  # `/usr/bin/mysql`, not `https://host/mysql`
-            word_start = max(text.rfind(c, 0, start) for c in " \t\n") + 1
-            if ":" in text[word_start:start]:
-                continue
         name = _PROGRAM_NAME.match(text, start)
         if name is None or name.end() >= len(text) or text[name.end()] not in " \t":
             continue
+        if start and text[start - 1] == "/":  # `/usr/bin/mysql`, not `https://host/mysql`
+            lo = max(0, start - 256)
+            word_start = max(text.rfind(c, lo, start) for c in " \t\n") + 1 or lo
+            if ":" in text[word_start:start]:
+                continue
         family = _program(name.group())
         if family:
             yield start, name.end(), family
