@@ -69,6 +69,9 @@ SECRETS = [
     ("pem", "private key block", "The staging host key is:\n{}\nkeep it safe.", _fake_private_key()),
     ("jwt", "JWT", "Support pasted the session {} into the ticket.", _fake_jwt()),
     ("postgres", "password in connection string", "Billing connects to {} nightly.", PG_URL),
+    ("prose", "password in text", "The office wifi password is {} since May.", "Tr0ub4dor&3x-Ab12"),
+    ("prose-es", "password in text", "La contraseña del router es {} desde mayo.", "Gato_Negro_77"),
+    ("mysql", "password on a command line", "Restore with mysql -uroot -p{} shop < dump.sql", "S3cr3tPw9x"),
 ]  # fmt: skip
 SECRET_IDS = [s[0] for s in SECRETS]
 LOOK_ALIKES = [
@@ -152,7 +155,8 @@ def test_ingest_paths_redacts_and_names_the_file(tmp_path):
     report = memory.ingest_paths([notes])
     assert len(report.redactions) == len(SECRETS)
     assert all(str(notes) in line for line in report.redactions)
-    assert "".join(leaf.content for leaf in memory.leaves(str(notes))).count("[REDACTED:") == 5
+    stored = "".join(leaf.content for leaf in memory.leaves(str(notes)))
+    assert stored.count("[REDACTED:") == len(SECRETS)
     memory.close()
     _no_trace(tmp_path / "ws", *(s for *_rest, s in SECRETS))
 

@@ -375,6 +375,7 @@ def test_surrogates_and_nul_do_not_raise() -> None:
 _FRAGMENTS = st.sampled_from(
     [value for _, _, value in CORPUS]
     + ["password = ", "token: ", "'", '"', "://", "u:", "@", "\n", " ", "=", "-----END RSA ", "."]
+    + ["mysql -p", "curl -u ", "htpasswd -b ", "--password ", "password for the ", " es ", " is "]
 )
 _ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=()), max_size=200)
 

@@ -3,13 +3,19 @@
 Precision matters as much as recall: a memory full of false alarms teaches people to click
 through them. So fixed vendor shapes (``AKIA…``, ``ghp_…``, PEM blocks, JWTs) are always
 flagged, while loose shapes must pass extra checks: ``key = value`` needs a secret-ish key name
-and a value that is neither a placeholder nor code, and a random-looking string counts only next
-to a word such as "token" or "password" on the same line.
+and a value that is neither a placeholder nor code, a password in a sentence needs a verb or a
+colon before it ("the wifi password for the office is …") or a strong value, a command-line flag
+counts only for the programs where it means a password (``mysql -pX`` but not ``psql -p 5432``),
+and a random-looking string counts only next to a word such as "token" or "password" on the same
+line. Documentation examples (AWS's ``…EXAMPLE`` keys, jwt.io's sample, Stripe's docs key) are
+not secrets.
 
 Speed and safety on hostile input (a 1 MB line, 1 MB of one letter): every regex that sweeps the
 whole text starts with a literal (or a few literals) so the engine can jump between candidates;
 word boundaries are checked in Python after a match instead of with a leading look-behind, which
-would force a slow attempt at every position; repetitions are bounded, so backtracking is too.
+would force a slow attempt at every position; repetitions are bounded, so backtracking is too,
+and no repetition holds another one unless each round starts with a separator the round cannot
+otherwise match (tests/test_secrets_corpus.py checks the shape of every pattern here).
 The loose patterns only run where a cheap keyword search points them. Keyword searches run once
 over an ASCII-folded copy of the text whose offsets equal the original's. Nothing here raises on
 any ``str``: decoding failures are simply "not a secret".
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import math
 import re
@@ -55,6 +62,7 @@ _P_VENDOR = 100
 _P_JWT = 90
 _P_URL_PASSWORD = 80
 _P_AWS_SECRET = 70
+_P_COMMAND_LINE = 61
 _P_PASSWORD = 60
 _P_HEADER = 55
 _P_GENERIC = 50
@@ -104,9 +112,45 @@ def _looks_random(s: str) -> bool:
     return sum(len(p) for p in _WORD_PART.findall(s)) < 0.9 * len(s)
 
 
+def _ascending_run(s: str, length: int = 8) -> bool:
+    """True when ``s`` holds ``length`` consecutive ascending characters (``abcdefgh``, ``12345678``):
+    typed dummies, not generated keys (a random 36-character body has one with odds near 1e-12)."""
+    run = 1
+    for a, b in zip(s, s[1:], strict=False):
+        run = run + 1 if ord(b) == ord(a) + 1 else 1
+        if run >= length:
+            return True
+    return False
+
+
 def _token_body_ok(body: str) -> bool:
-    """Reject dummies such as ``ghp_XXXXXXXX…`` while keeping any real-looking body."""
-    return len(set(body)) >= min(8, max(3, len(body) // 3)) and sum(_classes(body)) >= 2
+    """Reject dummies such as ``ghp_XXXXXXXX…`` or ``ghp_1234567890abcdef…`` while keeping any
+    real-looking body."""
+    return (
+        len(set(body)) >= min(8, max(3, len(body) // 3))
+        and sum(_classes(body)) >= 2
+        and not _ascending_run(body)
+    )
+
+
+# Values published in vendors' documentation as examples. They unlock nothing, are pasted into
+# notes all the time, and refusing them teaches people to override the check. Stored as the first
+# 32 hex digits of their SHA-256 so this file does not itself hold a token a scanner would flag.
+_DOCUMENTED_EXAMPLE_DIGESTS = frozenset(
+    {
+        "2cafc0970149a84f3b9e62eaf169f36f",  # Stripe's documented test key sk_test_4eC39…
+        "051d093c4bdedbf23f905ad01d9c6111",  # signature of jwt.io's sample token (any payload)
+    }
+)
+
+
+def _documented_example(value: str) -> bool:
+    """True for documentation examples: AWS's ``AKIAIOSFODNN7EXAMPLE`` and its secret
+    ``wJalr…EXAMPLEKEY`` (anything spelling EXAMPLE), and the few published keys listed above."""
+    if "example" in value.lower():
+        return True
+    digest = hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:32]
+    return digest in _DOCUMENTED_EXAMPLE_DIGESTS
 
 
 _SEGMENT = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -242,8 +286,11 @@ _VENDOR_RULES: tuple[_Rule, ...] = (
 def _scan_vendor(text: str) -> Iterator[_Hit]:
     for rule in _VENDOR_RULES:
         for m in rule.regex.finditer(text):
-            if not _preceded_by(text, m.start(), rule.not_after) and rule.check(
-                m.group()[rule.body_from :]
+            token = m.group()
+            if (
+                not _preceded_by(text, m.start(), rule.not_after)
+                and rule.check(token[rule.body_from :])
+                and not _documented_example(token)
             ):
                 yield _Hit(m.start(), m.end(), rule.kind, _P_VENDOR)
 
@@ -295,14 +342,31 @@ def _jwt_header_ok(token: str) -> bool:
 
 def _scan_jwts(text: str) -> Iterator[_Hit]:
     for m in _JWT.finditer(text):
-        if not _preceded_by(text, m.start(), _B + ".") and _jwt_header_ok(m.group()):
+        token = m.group()
+        signature = token[token.rfind(".") + 1 :]
+        if (
+            not _preceded_by(text, m.start(), _B + ".")
+            and _jwt_header_ok(token)
+            and not _documented_example(signature)
+        ):
             yield _Hit(m.start(), m.end(), "JWT", _P_JWT)
 
 
 # ---------------------------------------------------------------------------------------------
 # scheme://user:PASSWORD@host
 
-_URL_AFTER_SCHEME = re.compile(r"://[^\s:/@?#]{0,200}:([^\s@/?#]{1,200})@[^\s/@]")
+# The password runs to the last `@` before the host: people paste passwords holding `@`, `#`,
+# `?`, `!` or `:` unencoded, and percent-encoded ones hold `%`. A `/` still ends it, so
+# `http://host:8080/a@b` is a path, not credentials.
+_URL_AFTER_SCHEME = re.compile(r"://[^\s:/@?#]{0,200}:([^\s/]{1,200})@[^\s/@]")
+_PORT_THEN_QUERY = re.compile(r"\d{1,5}[?#]")
+
+
+def _secret_literal(value: str) -> bool:
+    """Not a placeholder; a leading ``!``, ``&`` or ``*`` is part of the password here, not a YAML
+    tag or a mask, but ``***`` stays a mask."""
+    core = value.strip("!&*")
+    return bool(core) and not _is_placeholder(core)
 
 
 def _scan_url_passwords(text: str) -> Iterator[_Hit]:
@@ -311,7 +375,11 @@ def _scan_url_passwords(text: str) -> Iterator[_Hit]:
         m = _URL_AFTER_SCHEME.match(text, pos) if pos and text[pos - 1].isalnum() else None
         if m:
             password = m.group(1)
-            if len(password) >= 4 and not _is_placeholder(password):
+            if (
+                len(password) >= 4
+                and _secret_literal(password)
+                and not _PORT_THEN_QUERY.match(password)  # `host:8080?next=a@b`
+            ):
                 yield _Hit(m.start(1), m.end(1), "password in connection string", _P_URL_PASSWORD)
         pos = text.find("://", pos + 3)
 
@@ -458,8 +526,10 @@ def _assigned_value(m: re.Match[str], text: str, is_password: bool) -> tuple[int
     ):
         return None  # only `define('DB_PASSWORD', '...')`-style pairs, never lists or calls
     if group == "uv":
-        if quoted_key:
-            return None  # `{"token": next_token}` in code; JSON strings are always quoted
+        if quoted_key or op in ("==", "==="):
+            # `{"token": next_token}` in code (JSON strings are always quoted); `password ==
+            # password2` compares two names
+            return None
         stripped = value.rstrip(")]}.:")
         end -= len(value) - len(stripped)
         value = stripped
@@ -516,25 +586,427 @@ def _scan_assignments(text: str, folded: bytes) -> Iterator[_Hit]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Passwords stated in prose: "the wifi password is <value>", "la contraseña es <valor>"
+# Passwords stated in prose: "the wifi password for the office is <value>", "el password de la
+# base de datos es <valor>", "la contraseña del router es <valor>", "passphrase <value>".
+#
+# A keyword starts a short walk over at most six words on the same line ("for the office", "de
+# la base de datos") to a copula ("is", "es", ":", "->"), then reads one value. Each step is one
+# anchored match of a bounded pattern, so the work per keyword is bounded and the scan is linear.
 
-_PROSE_PASSWORD = re.compile(
-    rb"(?:password|passwd|passcode|pwd|contrase.a|clave)s?[ \t]+(?:is|was|es|era|now|to)[ \t]+"
+_PROSE_KEYWORD = re.compile(rb"pass(?:word|wd|phrase|code)|pwd|contrase.a|clave")
+_PROSE_MARK = re.compile(r"[ \t]{0,4}(?::|->|\u2192)")  # `=` is code; assignments cover it
+_PROSE_WORD = re.compile(r"[ \t]{1,4}([^\s\"'`,;:=()\[\]{}<>]{1,40})")
+_PROSE_QUOTED = re.compile(
+    r"[ \t]{0,4}(?:\"([^\"\r\n]{1,128})\"|'([^'\r\n]{1,128})'|`([^`\r\n]{1,128})`)"
 )
-_PROSE_VALUE = re.compile(r"[^\s]{6,128}")
+_PROSE_BARE = re.compile(r"[ \t]{0,4}(\S{1,128})")
+_PROSE_COPULAS = frozenset({"is", "was", "es", "era", "now", "to", "ahora", "sera", "será"})
+_PROSE_FILLERS = frozenset(
+    """
+    still changed set updated reset also just simply actually currently temporarily sigue siendo
+    cambiada cambiado cambió cambio puesta puesto definida nueva nuevo actual
+    """.split()
+)
+# A noun right after the keyword makes the sentence about something else: "the password hash is
+# 5f4dcc…", "password policy: 12 characters".
+_PROSE_ABOUT = _NOT_SECRET_SUFFIXES | frozenset(
+    """
+    hash hashes hashing salt salted digest requirement requirements rule rules strength
+    complexity change changes history age attempts protection manager managers generator
+    fingerprint checksum encoding encryption reuse lockout expires reminder recovery entropy
+    primaria foránea foranea ajena única unica compuesta pública publica
+    """.split()
+) - frozenset({"user", "username", "login", "email", "mail", "store"})
+_HASH_NEARBY = re.compile(
+    r"(?i)\b(?:hash\w*|digest|salt\w*|checksum|md5|sha\d*|bcrypt|argon2\w*)\b"
+)
+_DIRECT_KEYWORDS = frozenset({"password", "passwd", "passphrase", "contrase?a"})
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}")
+_PROSE_STRIP = ".,;:?)\"'"
+
+
+def _keyword_bounds_ok(text: str, start: int, end: int) -> int | None:
+    """End of the keyword (after a plural ``s``) when it stands as a word, else None."""
+    if start and text[start - 1].isalnum():
+        return None  # `mypassword`, `newpwd`
+    if end < len(text) and text[end] in "sS":
+        end += 1
+    if end < len(text) and (text[end].isalnum() or text[end] in "_-"):
+        return None  # `password_hash`, `passwords-are-hard`
+    return end
+
+
+def _hash_like(value: str) -> bool:
+    return _HEX.fullmatch(value) is not None and len(value) in (32, 40, 56, 64, 96, 128)
+
+
+def _prose_value_ok(value: str, quoted: bool) -> bool:
+    if len(value) < 4 or any(c.isspace() for c in value) or not _secret_literal(value):
+        return False
+    if _PATH_LIKE.match(value) or "://" in value or _EMAIL.fullmatch(value) or _hash_like(value):
+        return False
+    if not quoted and (any(c in value for c in "([{<") or _DOTTED.fullmatch(value)):
+        return False  # `password: hashPassword(pw, 10)`, `pwd: self.pwd`: code, not a literal
+    upper, lower, digit = _classes(value)
+    symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
+    if quoted:  # `the password is "gatonegro"`: quotes mark a literal
+        return len(value) >= 6 or digit or symbol
+    return len(value) >= 6 and (upper or lower) and (digit or symbol)
+
+
+def _strong_bare_value(value: str) -> bool:
+    """A value with no copula before it ("wifi password Tr0ub4dor&3x") must look generated or
+    chosen: lower case, a digit, and upper case or a symbol, eight characters or more."""
+    if len(value) < 8:
+        return False
+    upper, lower, digit = _classes(value)
+    return lower and digit and (upper or not value.isalnum())
+
+
+def _prose_value(text: str, pos: int) -> tuple[int, int, bool] | None:
+    """Span of the value starting at ``pos`` (after optional blanks) and whether it was quoted."""
+    q = _PROSE_QUOTED.match(text, pos)
+    if q:
+        group = next(g for g in (1, 2, 3) if q.group(g) is not None)
+        return q.start(group), q.end(group), True
+    b = _PROSE_BARE.match(text, pos)
+    if b is None:
+        return None
+    value = b.group(1).rstrip(_PROSE_STRIP)
+    return b.start(1), b.start(1) + len(value), False
+
+
+def _prose_password_at(text: str, keyword: str, end: int) -> tuple[int, int] | None:
+    """Span of the password a keyword ending at ``end`` introduces, or None."""
+    pos, copula, links = end, False, 0
+    for _step in range(12):
+        mark = _PROSE_MARK.match(text, pos)
+        if mark:
+            pos, copula = mark.end(), True
+            continue
+        w = _PROSE_WORD.match(text, pos)
+        if w is None:
+            break
+        word = w.group(1).lower()
+        if word in _PROSE_COPULAS or (copula and word in _PROSE_FILLERS):
+            pos, copula = w.end(), True
+            continue
+        if copula:
+            break  # the value
+        if links == 0 and word in _PROSE_ABOUT:
+            return None  # "password policy", "password hash"
+        if links == 0 and keyword in _DIRECT_KEYWORDS:
+            span = _prose_value(text, pos)  # "wifi password Tr0ub4dor&3x": no copula
+            value = text[span[0] : span[1]] if span else ""
+            if span and _strong_bare_value(value):
+                if keyword == "passphrase" or not _identifier_like(value):  # passphrases are words
+                    return span[:2] if _prose_value_ok(value, span[2]) else None
+        links += 1
+        if links > 6:
+            return None
+        pos = w.end()
+    if not copula:
+        return None
+    span = _prose_value(text, pos)
+    if span is None or not _prose_value_ok(text[span[0] : span[1]], span[2]):
+        return None
+    return span[:2]
 
 
 def _scan_prose_passwords(text: str, folded: bytes) -> Iterator[_Hit]:
-    for m in _PROSE_PASSWORD.finditer(folded):
-        v = _PROSE_VALUE.match(text, m.end())
-        if v is None:
+    for m in _PROSE_KEYWORD.finditer(folded):
+        end = _keyword_bounds_ok(text, m.start(), m.end())
+        if end is None:
             continue
-        value = v.group().rstrip(".,;:?)\"'")
-        upper, lower, digit = _classes(value)
-        symbol = any(not c.isalnum() and c not in "-_.'" for c in value)
-        if len(value) >= 6 and (upper or lower) and (digit or symbol) and "://" not in value:
-            if not _is_placeholder(value) and not _PATH_LIKE.match(value):
-                yield _Hit(v.start(), v.start() + len(value), "password in text", _P_PASSWORD)
+        keyword = m.group().decode("ascii", "replace")
+        if keyword == "clave" and text[max(0, m.start() - 9) : m.start()].lower().endswith(
+            ("palabra ", "palabras ")
+        ):
+            continue  # "la palabra clave es …" names a keyword
+        span = _prose_password_at(text, keyword, end)
+        if span is None:
+            continue
+        line_start = text.rfind("\n", max(0, m.start() - 120), m.start()) + 1
+        if _HASH_NEARBY.search(text, max(line_start, m.start() - 40), m.start()):
+            continue  # "the bcrypt hash of the password is $2b$…", "el hash de la contraseña es …"
+        yield _Hit(span[0], span[1], "password in text", _P_PASSWORD)
+
+
+# ---------------------------------------------------------------------------------------------
+# Passwords given on a command line: `mysql -uroot -pS3cret`, `sshpass -p '…'`, `curl -u u:pw`,
+# `htpasswd -b file user pw`, `docker login -p …`, `redis-cli -a …`, `gpg --passphrase …`
+#
+# A known program name starts a segment that ends at the next program name, a newline (not one
+# escaped by `\`), `;`, `|` or `&`, or after 1,024 characters; segments never overlap, so each
+# character is split into words once. Short flags mean different things to different programs
+# (`-p` is a port for ssh and psql, a prompt for `mysql -p`), so each program's flags are listed.
+
+_PROGRAM = re.compile(
+    rb"mysql|mariadb|sshpass|curl|htpasswd|docker|podman|nerdctl|buildah|skopeo|helm|oras"
+    rb"|redis-cli|mongo|sqlcmd|bcp|ldap|smbclient|rpcclient|openssl|keytool|jarsigner|zip|7z"
+    rb"|sqlplus|expdp|impdp|sqlldr|ssh-keygen|az"
+)
+_PROGRAM_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+_SHELL_PIECE = re.compile(r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\"|[^\s'\"]{1,1024}")
+_SEGMENT_END = re.compile(r"[\n;|&]")
+_SEGMENT_MAX = 1024
+_PROGRAM_BEFORE = " \t\n;|&(`'\"$/"
+_LONG_FLAG_TAIL_NOT_SECRET = frozenset({"stdin", "fd", "cmd", "command", "helper", "from"})
+
+
+class _Word(NamedTuple):
+    start: int
+    end: int
+    raw: str
+
+
+def _program(name: str) -> str | None:
+    """The family a program name belongs to, or None for a name we know nothing about."""
+    name = name.lower().removesuffix(".exe")
+    if name.startswith(("mysql", "mariadb")):
+        return "mysql"
+    if name.startswith("mongo"):
+        return "mongo"
+    if name.startswith("ldap"):
+        return "ldap"
+    families = {
+        "sshpass": "sshpass",
+        "curl": "curl",
+        "htpasswd": "htpasswd",
+        "redis-cli": "redis",
+        "sqlcmd": "sqlcmd",
+        "bcp": "sqlcmd",
+        "smbclient": "smb",
+        "rpcclient": "smb",
+        "openssl": "openssl",
+        "keytool": "keytool",
+        "jarsigner": "keytool",
+        "zip": "zip",
+        "unzip": "zip",
+        "7z": "7z",
+        "7za": "7z",
+        "sqlplus": "oracle",
+        "expdp": "oracle",
+        "impdp": "oracle",
+        "sqlldr": "oracle",
+        "ssh-keygen": "ssh-keygen",
+        "az": "login",
+    }
+    if name in ("docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras"):
+        return "login"
+    return families.get(name)
+
+
+def _segment_end(text: str, start: int) -> int:
+    limit = min(len(text), start + _SEGMENT_MAX)
+    pos = start
+    while True:
+        m = _SEGMENT_END.search(text, pos, limit)
+        if m is None:
+            return limit
+        if m.group() == "\n" and text[m.start() - 1] == "\\":
+            pos = m.end()  # a continued line
+            continue
+        if m.group() == "&" and text[m.start() + 1 : m.start() + 2] == ">":
+            pos = m.end()  # `&>` redirects, it does not end the command
+            continue
+        return m.start()
+
+
+def _shell_words(text: str, start: int, end: int) -> list[_Word]:
+    """Words of a command line: adjacent quoted and bare pieces join, `\\` continuations drop."""
+    words: list[_Word] = []
+    for m in _SHELL_PIECE.finditer(text, start, end):
+        if words and words[-1].end == m.start():
+            last = words[-1]
+            words[-1] = _Word(last.start, m.end(), last.raw + m.group())
+        else:
+            words.append(_Word(m.start(), m.end(), m.group()))
+    return [w for w in words if w.raw != "\\"]
+
+
+def _word_at(text: str, pos: int) -> _Word | None:
+    """The shell word starting exactly at ``pos`` (at most eight joined pieces), or None."""
+    word: _Word | None = None
+    for _ in range(8):
+        m = _SHELL_PIECE.match(text, pos)
+        if m is None:
+            break
+        word = _Word(word.start if word else pos, m.end(), (word.raw if word else "") + m.group())
+        pos = m.end()
+    return word
+
+
+def _unquoted(word: _Word, skip: int = 0) -> tuple[int, int]:
+    """Span of ``word``'s value after ``skip`` prefix characters, without surrounding quotes."""
+    start, end = word.start + skip, word.end
+    if end - start >= 2 and word.raw[skip] in "'\"" and word.raw[-1] == word.raw[skip]:
+        return start + 1, end - 1
+    return start, end
+
+
+def _cli_value_ok(value: str) -> bool:
+    if len(value) < 4 or value.startswith("-") or not _secret_literal(value):
+        return False
+    if value.startswith("%") and value.endswith("%"):
+        return False  # a Windows variable, `%MYSQL_PWD%`
+    return not value.startswith(("`", "/", "~/", "./")) and "$(" not in value
+
+
+def _after_separator(text: str, span: tuple[int, int], sep: str) -> tuple[int, int] | None:
+    """The part of ``span`` after the first ``sep`` (`user:password`, `user%password`)."""
+    cut = text.find(sep, span[0], span[1])
+    return (cut + 1, span[1]) if cut >= 0 else None
+
+
+def _flag_values(words: list[_Word], short: dict[str, str]) -> Iterator[tuple[int, int]]:
+    """Value spans of the flags in ``short``, which maps a flag to "next" (value in the next
+    word), "attached" (`-pVALUE` only) or "both"."""
+    for i, w in enumerate(words):
+        raw = w.raw
+        for flag, how in short.items():
+            if raw == flag and how in ("next", "both") and i + 1 < len(words):
+                yield _unquoted(words[i + 1])
+            elif raw.startswith(flag) and len(raw) > len(flag) and how in ("attached", "both"):
+                yield _unquoted(w, len(flag))
+
+
+def _htpasswd_value(words: list[_Word]) -> tuple[int, int] | None:
+    """`htpasswd -b[c] file user password`, `htpasswd -nb user password`."""
+    flags = "".join(
+        w.raw[1:] for w in words if w.raw.startswith("-") and not w.raw.startswith("--")
+    )
+    if "b" not in flags:
+        return None
+    positional, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w.raw.startswith("-"):
+            skip = w.raw.endswith("C")  # `-C 10` takes the bcrypt cost
+        else:
+            positional.append(w)
+    index = 1 if "n" in flags else 2
+    return _unquoted(positional[index]) if len(positional) > index else None
+
+
+_SHORT_FLAGS: dict[str, dict[str, str]] = {
+    "mysql": {"-p": "attached"},  # `-p` alone prompts; `-p dbname` names a database
+    "sshpass": {"-p": "both"},
+    "redis": {"-a": "next"},
+    "mongo": {"-p": "next"},
+    "sqlcmd": {"-P": "both"},
+    "ldap": {"-w": "next"},
+    "zip": {"-P": "next"},
+    "7z": {"-p": "attached"},
+    "ssh-keygen": {"-N": "next", "-P": "next"},
+    "keytool": {
+        "-storepass": "next",
+        "-keypass": "next",
+        "-srcstorepass": "next",
+        "-deststorepass": "next",
+        "-srckeypass": "next",
+        "-destkeypass": "next",
+    },
+}
+
+
+def _command_values(text: str, family: str, words: list[_Word]) -> Iterator[tuple[int, int]]:
+    """Value spans of passwords given to a program of ``family`` in ``words``."""
+    short = _SHORT_FLAGS.get(family, {})
+    if family == "login":  # `docker login -p`, `az login -p`; `docker run -p 80:80` is a port
+        short = {"-p": "next"} if any(w.raw == "login" for w in words[:4]) else {}
+    pairs: list[tuple[int, int]] = []  # `user:password` or `user%password` values
+    if family == "curl":
+        pairs = list(_flag_values(words, {"-u": "both", "--user": "next", "-U": "both"}))
+        pairs += [
+            _unquoted(w, w.raw.index("=") + 1)
+            for w in words
+            if w.raw.startswith(("--user=", "--proxy-user="))
+        ]
+    elif family == "smb":
+        pairs = list(_flag_values(words, {"-U": "both"}))
+    spans = list(_flag_values(words, short))
+    for span in pairs:
+        cut = text.find("%" if family == "smb" else ":", span[0], span[1])
+        if cut >= 0:
+            spans.append((cut + 1, span[1]))
+    if family == "htpasswd":
+        spans += [span for span in [_htpasswd_value(words)] if span]
+    elif family == "openssl":
+        for w in words:
+            start, end = _unquoted(w)
+            if text.startswith("pass:", start):
+                spans.append((start + 5, end))
+    elif family == "oracle":  # `sqlplus scott/Tiger123@orcl`; `sqlplus / as sysdba` has none
+        first = next((w for w in words if not w.raw.startswith("-")), None)
+        if first and "/" in first.raw[1:] and "://" not in first.raw:
+            start, end = _unquoted(first)
+            cut = text.find("/", start, end)
+            at = text.find("@", cut, end)
+            if cut > start:
+                spans.append((cut + 1, at if at >= 0 else end))
+    return (span for span in spans if _cli_value_ok(text[span[0] : span[1]]))
+
+
+def _program_starts(text: str, folded: bytes) -> Iterator[tuple[int, int, str]]:
+    """(start, end of name, family) of each known program name used as a command word."""
+    for m in _PROGRAM.finditer(folded):
+        start = m.start()
+        if start and text[start - 1] not in _PROGRAM_BEFORE:
+            continue
+        name = _PROGRAM_NAME.match(text, start)
+        if name is None or name.end() >= len(text) or text[name.end()] not in " \t":
+            continue
+        if start and text[start - 1] == "/":  # `/usr/bin/mysql`, not `https://host/mysql`
+            lo = max(0, start - 256)
+            word_start = max(text.rfind(c, lo, start) for c in " \t\n") + 1 or lo
+            if ":" in text[word_start:start]:
+                continue
+        family = _program(name.group())
+        if family:
+            yield start, name.end(), family
+
+
+_LONG_FLAG = re.compile(r"--([A-Za-z][A-Za-z0-9-]{1,40})[ \t]{1,8}")
+
+
+def _scan_long_flags(text: str) -> Iterator[_Hit]:
+    """`--password VALUE`, `--passphrase VALUE`, `--client-secret VALUE` after any program
+    (`--password=VALUE` is an assignment, found with those)."""
+    if "--" not in text:
+        return
+    for m in _LONG_FLAG.finditer(text):
+        name = m.group(1)
+        kind = _key_kind(name)
+        tail = name.lower().rsplit("-", 1)[-1]
+        if not kind or tail in _LONG_FLAG_TAIL_NOT_SECRET or name.lower().startswith("no-"):
+            continue
+        word = _word_at(text, m.end())
+        if word is None:
+            continue
+        start, end = _unquoted(word)
+        quoted = end < word.end
+        if not quoted:
+            end = start + len(text[start:end].rstrip(_PROSE_STRIP))
+        value = text[start:end]
+        if kind[1] == _P_PASSWORD:
+            ok = quoted or not value.isalpha()  # `--password carefully` is prose
+        else:
+            ok = len(value) >= 12 and _looks_random(value)  # `--token` values look generated
+        if ok and _cli_value_ok(value):
+            label = "password" if kind[1] == _P_PASSWORD else "secret"
+            yield _Hit(start, end, f"{label} on a command line", _P_COMMAND_LINE)
+
+
+def _scan_command_lines(text: str, folded: bytes) -> Iterator[_Hit]:
+    starts = list(_program_starts(text, folded))
+    for i, (_start, name_end, family) in enumerate(starts):
+        end = _segment_end(text, name_end)
+        if i + 1 < len(starts):
+            end = min(end, starts[i + 1][0])
+        for a, b in _command_values(text, family, _shell_words(text, name_end, end)):
+            yield _Hit(a, b, "password on a command line", _P_COMMAND_LINE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -586,6 +1058,20 @@ def _word_around(text: str, start: int, end: int, lo: int, hi: int) -> str:
     return text[left:right].strip("\"'`()[]{}<>,;")
 
 
+def _encoded_prose(value: str) -> bool:
+    """True when ``value`` is base64 of a sentence ("VGhpcyBpcyBqdXN0…" = "This is just…"): an
+    encoding shown in prose, not a key. Random keys never decode to words and spaces."""
+    if len(value) % 4 == 1:
+        return False
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+        decoded = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    letters = sum(c.isalpha() or c == " " for c in decoded)
+    return " " in decoded.strip() and decoded.isprintable() and letters >= 0.8 * len(decoded)
+
+
 def _entropy_candidate_ok(text: str, m: re.Match[str], lo: int, hi: int) -> bool:
     value = m.group().rstrip("=")
     if len(value) < 20 or len(value) > _MAX_CANDIDATE or _preceded_by(text, m.start(), _B + "+/"):
@@ -601,7 +1087,7 @@ def _entropy_candidate_ok(text: str, m: re.Match[str], lo: int, hi: int) -> bool
     word = _word_around(text, m.start(), m.end(), lo, hi)
     if "://" in word or word.startswith(("data:", "www.")) or _UUID.search(word):
         return False  # URLs carry secrets only in forms the other detectors know
-    if _LEAF_ID.search(word) or _DIGEST_WORD.match(word):
+    if _LEAF_ID.search(word) or _DIGEST_WORD.match(word) or _encoded_prose(value):
         return False
     return not (is_hex and len(value) in (32, 40, 64, 128) and _HASH_CONTEXT.search(text, lo, hi))
 
@@ -666,6 +1152,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
         *_scan_auth_headers(text),
         *_scan_assignments(text, folded),
         *_scan_prose_passwords(text, folded),
+        *_scan_command_lines(text, folded),
+        *_scan_long_flags(text),
         *_scan_high_entropy(text, folded),
     ]
     if "base64," in text:  # nothing inside an inline image is a credential
