@@ -81,6 +81,7 @@ class SearchResult:
     total_leaves: int = 0
     total_nodes: int = 0
     candidate_ids: list[str] = field(default_factory=list)
+    index_incomplete: str = ""  # set when the catalog may lack memories (a killed indexing)
 
     @property
     def best(self) -> Hit | None:
