@@ -98,7 +98,7 @@ class Catalog:
         if conn is not None and (
             local.epoch != self._epoch
             or (local.snapshot is not None and local.snapshot != _signature(self.path))
-            or local.inode != _inode(self.path)
+            or _replaced(self.path, local.inode)
         ):
             # an immutable snapshot whose file changed (someone with write access wrote), a
             # store that became writable, or a catalog another process's rebuild swapped in:
@@ -272,7 +272,7 @@ class Catalog:
             raise _write_error(exc, self.path) from None
         try:
             yield conn
-        except (sqlite3.OperationalError, sqlite3.DatabaseError) as exc:
+        except sqlite3.DatabaseError as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             if not isinstance(exc, sqlite3.OperationalError) and not _damage(exc):
@@ -808,6 +808,13 @@ def _inode(path: Path) -> int | None:
         return path.stat().st_ino
     except OSError:
         return None
+
+
+def _replaced(path: Path, inode: int | None) -> bool:
+    """Another file now sits at ``path`` (a rebuild swapped one in). A file deleted by hand
+    is no reason to reopen: that would start an empty catalog under a running process."""
+    now = _inode(path)
+    return now is not None and now != inode
 
 
 def _fsync_file(path: Path) -> None:
