@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .config import IHMTConfig, load_config
 from .errors import (
+    CatalogDamagedError,
     IHMTError,
     InputError,
     SecretDetectedError,
@@ -90,17 +91,20 @@ class IHMT:
         from .semantic.hook import attach
 
         attach(self)
-        if not self.layout.catalog.exists() and self.layout.root_json.exists():
+        catalog = self.layout.catalog
+        if not catalog.exists() or catalog.stat().st_size == 0:
             self._recover_lost_catalog()
-        elif self.layout.catalog.exists():
+        else:
             self._refresh_vocabulary()
 
     def _recover_lost_catalog(self) -> None:
-        """The catalog is derived: a deleted one is rebuilt from the leaves, never trusted
-        empty (an empty catalog would answer NOT FOUND to everything)."""
+        """The catalog is derived: a deleted (or empty) one is rebuilt from the leaves, never
+        trusted empty (an empty catalog would answer NOT FOUND to everything)."""
         has_leaves = next(iter(self.layout.layer0.rglob("*.txt")), None) is not None
         if has_leaves:
-            log.warning("state/catalog.sqlite3 is missing; rebuilding it from the leaf files")
+            log.warning(
+                "state/catalog.sqlite3 is missing or empty; rebuilding it from the leaf files"
+            )
             self.rebuild()
 
     def _refresh_vocabulary(self) -> None:
@@ -136,14 +140,13 @@ class IHMT:
         except PermissionError as exc:
             raise read_only_error(layout.root, f"{exc.strerror or exc}") from None
         memory = cls(layout.workspace, config=cfg, backend=backend)
-        if layout.root_json.exists() and not force:
+        if force:
+            memory.rebuild()  # the derived state again from the leaves, the old catalog kept
+            return memory  # until the new one is whole (a damaged one is moved aside)
+        if layout.root_json.exists():
             return memory  # already a store, settings unchanged or just saved: nothing to do
         with memory.store.writing():
-            if force:
-                memory.store.reset_derived()
-                memory.store.reindex_from_leaves()
-                memory._replay_records()
-            if not layout.root_json.exists() or force:
+            if not layout.root_json.exists():
                 memory.tree.save_root()
         return memory
 
@@ -764,9 +767,15 @@ class IHMT:
         }
 
     def check(self, repair: bool = False) -> CheckReport:
-        report = self.store.check()
+        try:
+            report = self.store.check()
+        except CatalogDamagedError as exc:
+            report = CheckReport(problems=[str(exc)])
+        why = self.catalog.incomplete()
+        if why:
+            report.problems.append(f"the index is incomplete ({why}); run `ihmt rebuild`")
         if repair and not report.ok:
-            with self.store.writing():
+            with self.store.writing(recover=False):
                 notes = self._rebuild_locked()
             report = self.store.check()
             report.repaired = notes + [
@@ -775,15 +784,21 @@ class IHMT:
         return report
 
     def rebuild(self) -> list[str]:
-        with self.store.writing():
+        """The catalog, tree and trunk again from the leaf files. The new catalog is built
+        beside the live one and swapped in at the end: readers keep the old index meanwhile,
+        a killed rebuild leaves it in place, and a damaged one is moved aside, not deleted."""
+        with self.store.writing(recover=False):
             return self._rebuild_locked()
 
     def _rebuild_locked(self) -> list[str]:
-        self.store.reset_derived()
-        notes = self.store.reindex_from_leaves()
-        self._replay_records()
-        self.tree.consolidate(force=False)
+        self.store.forget_derived()
+        with self.catalog.staged() as swapped:
+            notes = self.store.reindex_from_leaves()
+            self._replay_records()
+            self.tree.consolidate(force=False)
+        notes += swapped
         self.tree.save_root()
+        self.store.remove_stray_branches()
         self._export_facts()
         if self.semantic is not None:  # re-embed what the vector sidecar lacks (ihmt/semantic)
             self.semantic.rebuild()
@@ -798,6 +813,9 @@ class IHMT:
         """
         notes: list[str] = []
         with self.store.writing():
+            # a kill before the end leaves this mark, which searches report until a rebuild
+            # or a completed reconcile clears it
+            self.catalog.mark_incomplete("indexing files changed on disk was interrupted")
             tombstones = self._tombstones()
             known = {r["path"]: r["id"] for r in self.catalog.all_leaves()}
             on_disk = {self.layout.relative(p): p for p in self.store.leaf_files()}
@@ -826,6 +844,9 @@ class IHMT:
                 notes.append(f"indexed {len(fresh)} new leaf/leaves")
             self._replay_records()
             self.tree.consolidate(force=False)
+            with self.catalog.transaction() as conn:
+                self.catalog.clear_incomplete(conn)
+                self._bump_keeping_trunk(conn)
             self.tree.save_root()
         return notes
 

@@ -119,6 +119,8 @@ def _search_text(result, full: bool) -> str:
     )
     if result.not_found:
         return header + "\n" + not_found_block(result)
+    if result.index_incomplete:
+        header += f"\nNOTICE: {result.index_incomplete}"
     if result.ambiguous:
         return header + "\n" + ambiguous_block(result, ids=full)
     lines = [header]

@@ -3,6 +3,7 @@
     IHMTError                 base: a user-facing problem with a one-line message
     ├── StoreNotFoundError    no store at the given path
     ├── StoreCorruptError     a store file cannot be parsed; message says how to repair
+    │   └── CatalogDamagedError   state/catalog.sqlite3 cannot be used; `ihmt rebuild` fixes it
     ├── StoreLockedError      the write lock could not be taken in time
     ├── StoreWriteError       the disk refused a write (full, failing, read-only)
     ├── InputError            bad input from the caller (empty text, binary file, bad query)
@@ -24,6 +25,10 @@ class StoreNotFoundError(IHMTError):
 
 class StoreCorruptError(IHMTError):
     pass
+
+
+class CatalogDamagedError(StoreCorruptError):
+    """The derived catalog cannot be read; a rebuild moves it aside and recreates it."""
 
 
 class StoreLockedError(IHMTError):

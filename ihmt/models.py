@@ -84,6 +84,7 @@ class SearchResult:
     # words of the question that no memory contains (in any inflection): the best memory
     # may be about the subject without answering what was asked
     missing_words: list[str] = field(default_factory=list)
+    index_incomplete: str = ""  # set when the catalog may lack memories (a killed indexing)
 
     @property
     def best(self) -> Hit | None:

@@ -49,6 +49,11 @@ def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
 
 
 def not_found_block(result: SearchResult) -> str:
+    if result.index_incomplete:  # not an answer to trust: the memory may exist unindexed
+        return (
+            f'NOT FOUND IN THE INDEX: no indexed memory answers "{one_line(result.query, 120)}" '
+            f"({result.reason}), but {result.index_incomplete}."
+        )
     return (
         f'NOT FOUND: nothing in memory answers "{one_line(result.query, 120)}" ({result.reason}).'
     )
@@ -59,7 +64,8 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
     if result.not_found:
         return not_found_block(result)
     if result.ambiguous:
-        return _cap(ambiguous_block(result))
+        tail = f"\nNOTICE: {result.index_incomplete}" if result.index_incomplete else ""
+        return _cap(ambiguous_block(result) + tail)
     best = result.hits[0]
     lines = [
         f"BEST ({best.timestamp[:10]}, {source_label(best.source)}, confidence {result.confidence:.2f}):"

@@ -103,7 +103,23 @@ class SearchEngine:
         boost: Callable[[dict, float], float] | None = None,
     ) -> SearchResult:
         """``leaf_filter(ref)`` keeps or drops a leaf during the descent (scope, path prefix);
-        ``boost(ref, score)`` re-weights a candidate before judging (e.g. code-aware ranking)."""
+        ``boost(ref, score)`` re-weights a candidate before judging (e.g. code-aware ranking).
+
+        On a catalog marked incomplete (an indexing pass was killed) the answer says so: a
+        notice on every answer, and NOT FOUND carries no confidence."""
+        result = self._search(text, clue, top_k, leaf_filter, boost)
+        why = self.catalog.incomplete()
+        if why:
+            result.index_incomplete = (
+                f"the index is incomplete ({why}); memories may be missing from this answer — "
+                "run `ihmt rebuild`"
+            )
+            result.notices.insert(0, result.index_incomplete)
+            if result.not_found:
+                result.confidence = 0.0
+        return result
+
+    def _search(self, text, clue, top_k, leaf_filter, boost) -> SearchResult:
         top_k = max(1, min(int(top_k), 50))
         query = parse_query(text, clue)
         result = SearchResult(query=query.text, clue=query.clue)

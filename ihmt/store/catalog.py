@@ -19,15 +19,18 @@ Tables
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
 import sqlite3
+import tempfile
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ..errors import StoreCorruptError, StoreWriteError
+from ..errors import CatalogDamagedError, StoreCorruptError, StoreWriteError
 from ..text.vocabulary import VOCABULARY_VERSION
 
 SCHEMA_VERSION = 1
@@ -85,7 +88,9 @@ class Catalog:
         self._local = threading.local()
         self._ready = False
         self.read_only = False
+        self.full = False  # opened for reading only because the disk is full
         self._epoch = 0  # bumped to make every thread reopen (the store became writable)
+        self._staging = False  # building a replacement catalog beside the live one
 
     # -- connection -------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -94,9 +99,12 @@ class Catalog:
         if conn is not None and (
             local.epoch != self._epoch
             or (local.snapshot is not None and local.snapshot != _signature(self.path))
+            or _replaced(self.path, local.inode)
         ):
-            # an immutable snapshot whose file changed (someone with write access wrote) or a
-            # store that became writable: reopen rather than read stale or torn pages
+            # an immutable snapshot whose file changed (someone with write access wrote), a
+            # store that became writable, or a catalog another process's rebuild swapped in:
+            # reopen rather than read stale or torn pages (SQLite neither checkpoints nor
+            # deletes side files when it closes a database file that was replaced)
             conn.close()
             conn = local.conn = None
         if conn is None:
@@ -107,6 +115,7 @@ class Catalog:
                 conn = self._open_or_fall_back()
             local.conn = conn
             local.epoch = self._epoch
+            local.inode = _inode(self.path)
         return conn
 
     def _open_or_fall_back(self) -> sqlite3.Connection:
@@ -117,21 +126,36 @@ class Catalog:
         try:
             return self._open_writable()
         except sqlite3.OperationalError as exc:
-            if "readonly" not in str(exc) and "unable to open" not in str(exc):
-                raise StoreCorruptError(
-                    f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
-                ) from None
-            return self._open_read_only(str(exc))
+            if self._staging:
+                raise _write_error(exc, self.path) from None
+            if disk_trouble(exc, self.path) == "full":
+                # nothing needs writing to answer a search: read, and refuse writes by name
+                conn = self._open_read_only(str(exc))
+                self.full = True
+                return conn
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                return self._open_read_only(str(exc))
+            if not _damage(exc):
+                raise _write_error(exc, self.path) from None
+            raise damaged_error(self.path, exc) from None
         except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(
-                f"the catalog {self.path} cannot be opened ({exc}); run `ihmt rebuild`"
-            ) from None
+            raise damaged_error(self.path, exc) from None
 
     def _open_writable(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
             self.path, timeout=60.0, isolation_level=None, check_same_thread=False
         )
         try:
+            if self._staging:
+                # a replacement built beside the live catalog: thrown away if the process dies,
+                # so no write-ahead log and no fsync per commit; made durable once, at the swap
+                conn.execute("PRAGMA journal_mode=MEMORY")
+                conn.execute("PRAGMA synchronous=OFF")
+                if not self._ready:
+                    conn.executescript(_SCHEMA)
+                    self._ready = True
+                self.read_only = False
+                return conn
             conn.execute("PRAGMA journal_mode=WAL")
             # WAL + NORMAL survives any process crash; after a power cut the last commits may be
             # missing, which `check` reports and `check --repair` re-indexes from the leaf files
@@ -185,6 +209,8 @@ class Catalog:
             try:
                 conn = self._connect_ro("mode=ro&immutable=1")
             except sqlite3.DatabaseError as exc:
+                if _damage(exc):
+                    raise damaged_error(self.path, exc) from None
                 raise read_only_error(
                     root, f"its catalog cannot be read ({exc})", "nothing can be searched"
                 ) from None
@@ -213,7 +239,10 @@ class Catalog:
         connections so the next use opens the catalog for writing. True when it did."""
         if not self.read_only or not catalog_writable(self.path):
             return False
+        if self.full and disk_is_full(self.path):
+            return False
         self.read_only = False
+        self.full = False
         self._epoch += 1
         return True
 
@@ -235,36 +264,131 @@ class Catalog:
         """BEGIN IMMEDIATE ... COMMIT: all or nothing, even if the process is killed."""
         conn = self._conn()
         if self.read_only:
-            raise read_only_error(self.path.parent.parent, "its catalog cannot be written")
+            raise self.refusal()
         if conn.in_transaction:
             yield conn
             return
         try:
             conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise _write_error(exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise _write_error(exc, self.path) from None
         try:
             yield conn
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            raise _write_error(exc) from None
+            if not isinstance(exc, sqlite3.OperationalError) and not _damage(exc):
+                raise  # an integrity or programming error is a bug, not the disk's doing
+            raise _write_error(exc, self.path) from None
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             raise
         try:
             conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            raise _write_error(exc) from None
+            raise _write_error(exc, self.path) from None
+
+    def refusal(self) -> StoreWriteError:
+        """Why this catalog, opened for reading only, takes no write (one line)."""
+        root = self.path.parent.parent
+        if self.full:
+            return disk_full_error(root, "database or disk is full")
+        return read_only_error(root, "its catalog cannot be written")
 
     def query(self, sql: str, params: Iterable = ()) -> list[tuple]:
         try:
             return self._conn().execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"catalog query failed ({exc}); run `ihmt rebuild`") from None
+            if _damage(exc):
+                raise damaged_error(self.path, exc) from None
+            if disk_trouble(exc, self.path):
+                raise _write_error(exc, self.path) from None
+            raise StoreCorruptError(f"catalog query failed ({exc}); try again") from None
+
+    # -- completeness -----------------------------------------------------------------------
+    def incomplete(self) -> str:
+        """Why the catalog may lack memories that layer_0 holds ("" when it is complete).
+
+        Set when an indexing pass over many files starts and cleared in the transaction that
+        ends it, so a killed pass leaves the mark and no later save clears it; one indexed
+        lookup, so every search can afford it."""
+        try:
+            return self.meta("incomplete", "")
+        except StoreCorruptError:
+            return ""
+
+    def mark_incomplete(self, why: str) -> None:
+        with self.transaction() as conn:
+            self.set_meta(conn, "incomplete", why)
+
+    def clear_incomplete(self, conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM meta WHERE key='incomplete'")
+
+    # -- rebuilding beside the live catalog ---------------------------------------------------
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[list[str]]:
+        """Build a replacement catalog in a temporary file in state/ and swap it in when the
+        block ends; the live catalog stays untouched (and searchable by other processes) until
+        then, and stays in place if the block fails or the process is killed.
+
+        Yields a list that receives what the swap did in words (a damaged catalog moved
+        aside). Call with the store's write lock held."""
+        home = self.path
+        home.parent.mkdir(parents=True, exist_ok=True)
+        for stale in home.parent.glob(".catalog.*.rebuild*"):  # from a killed rebuild
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        try:
+            fd, name = tempfile.mkstemp(dir=home.parent, prefix=".catalog.", suffix=".rebuild")
+        except OSError as exc:
+            raise _os_write_error(exc, home) from None
+        os.close(fd)
+        staging = Path(name)
+        notes: list[str] = []
+        self._switch(staging, staging=True)
+        try:
+            yield notes
+            conn = self._conn()
+            conn.execute("PRAGMA journal_mode=DELETE")
+            self.close()
+            _fsync_file(staging)
+            notes += self._swap_in(staging, home)
+        except BaseException:
+            self.close()
+            for suffix in ("", "-journal", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    _side_file(staging, suffix).unlink()
+            raise
+        finally:
+            self._switch(home, staging=False)
+
+    def _switch(self, path: Path, staging: bool) -> None:
+        self.close()
+        self.path = path
+        self._staging = staging
+        self._ready = False
+        self.read_only = False
+        self.full = False
+        self._epoch += 1
+
+    def _swap_in(self, staging: Path, home: Path) -> list[str]:
+        """Replace ``home`` with ``staging``. A healthy old catalog is checkpointed first, so
+        no committed page is left in a -wal that would be replayed onto the new file; a
+        damaged one is moved aside with its side files, never deleted."""
+        notes = []
+        if home.exists():
+            problem = catalog_problem(home)
+            if problem:
+                aside = move_aside(home)
+                notes.append(f"moved the damaged catalog ({problem}) aside to state/{aside.name}")
+        os.replace(staging, home)
+        from .atomic import fsync_dir
+
+        fsync_dir(home.parent)
+        return notes
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str, default: str = "0") -> str:
@@ -566,6 +690,91 @@ def _stamp_if_empty(conn: sqlite3.Connection) -> None:
             "INSERT OR REPLACE INTO meta(key, value) VALUES('vocabulary', ?)",
             (str(VOCABULARY_VERSION),),
         )
+def catalog_problem(path: Path) -> str:
+    """Why the catalog file at ``path`` cannot serve as the index ("" when it can).
+
+    A healthy one is also checkpointed (its -wal folded in and truncated), so it can be
+    replaced without leaving committed pages in side files."""
+    if _size(path) == 0:
+        return "an empty file"
+    try:
+        conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        row = conn.execute("PRAGMA quick_check(1)").fetchone()
+        if not row or row[0] != "ok":
+            return f"integrity check: {row[0] if row else 'no answer'}"
+        conn.execute("SELECT value FROM meta LIMIT 1").fetchall()
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy and busy[0]:
+            raise StoreWriteError(
+                f"the catalog {path} is busy in another process; close it and run the rebuild again"
+            )
+        with contextlib.suppress(sqlite3.OperationalError):  # refused while others have it open
+            conn.execute("PRAGMA journal_mode=DELETE")
+    except sqlite3.DatabaseError as exc:
+        if _damage(exc):
+            return str(exc)
+        raise _write_error(exc, path) from None
+    finally:
+        conn.close()
+    return ""
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged catalog and its side files to ``<name>.damaged-<UTC time>``."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = _side_file(path, suffix)
+        if side.exists():
+            os.replace(side, _side_file(target, suffix))
+    os.replace(path, target)
+    return target
+
+
+def damaged_error(path: Path, exc: BaseException | str) -> CatalogDamagedError:
+    """The one message every command gives on a damaged catalog: what and the command."""
+    return CatalogDamagedError(
+        f"the catalog {path} is damaged ({exc}); run `ihmt rebuild` to move it aside and "
+        "rebuild it from the memories (no memory is lost)"
+    )
+
+
+def disk_full_error(root: Path, detail: str) -> StoreWriteError:
+    return StoreWriteError(
+        f"the disk holding {root} is full ({detail}); free space and retry; nothing was changed"
+    )
+
+
+DISK_FULL_BYTES = 1 << 20  # below this much free space, an I/O error is taken for a full disk
+
+
+def disk_is_full(path: Path) -> bool:
+    """Free space (for this user) on the file system holding ``path`` is below 1 MiB."""
+    probe = path if path.exists() else path.parent
+    try:
+        st = os.statvfs(probe)
+    except (OSError, AttributeError):  # pragma: no cover - Windows has no statvfs
+        return False
+    return st.f_bavail * st.f_frsize < DISK_FULL_BYTES
+
+
+def disk_trouble(exc: BaseException, path: Path) -> str:
+    """ "full" for a full disk, "io" for another I/O failure, "" for neither."""
+    text = str(exc)
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+        return "full"
+    if "full" in text:
+        return "full"
+    if "disk I/O" in text or (isinstance(exc, OSError) and exc.errno == errno.EIO):
+        return "full" if disk_is_full(path) else "io"
+    return ""
 
 
 def read_only_error(
@@ -608,6 +817,37 @@ def _size(path: Path) -> int:
         return 0
 
 
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except OSError:
+        return None
+
+
+def _replaced(path: Path, inode: int | None) -> bool:
+    """Another file now sits at ``path`` (a rebuild swapped one in). A file deleted by hand
+    is no reason to reopen: that would start an empty catalog under a running process."""
+    now = _inode(path)
+    return now is not None and now != inode
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _damage(exc: BaseException) -> bool:
+    """SQLite's words for a file that is not (or no longer) a usable database."""
+    text = str(exc)
+    return type(exc) is sqlite3.DatabaseError or any(
+        marker in text
+        for marker in ("not a database", "malformed", "database corrupt", "no such table")
+    )
+
+
 def _signature(path: Path) -> tuple:
     """What changes when anyone writes the catalog: the file itself and a write-ahead log."""
     try:
@@ -618,14 +858,26 @@ def _signature(path: Path) -> tuple:
     return main, _side_file(path, "-wal").exists()
 
 
-def _write_error(exc: sqlite3.OperationalError) -> StoreWriteError:
+def _os_write_error(exc: OSError, path: Path) -> StoreWriteError:
+    root = path.parent.parent
+    if disk_trouble(exc, path) == "full":
+        return disk_full_error(root, exc.strerror or str(exc))
+    return StoreWriteError(f"could not write {path} ({exc.strerror or exc}); nothing was changed")
+
+
+def _write_error(exc: sqlite3.DatabaseError, path: Path) -> StoreWriteError | StoreCorruptError:
     """A failed catalog write in words a user can act on; nothing was committed."""
     text = str(exc)
-    if "full" in text or "disk I/O" in text:
+    trouble = disk_trouble(exc, path)
+    if trouble == "full":
+        return disk_full_error(path.parent.parent, text)
+    if trouble == "io":
         return StoreWriteError(
-            f"could not write the store's catalog ({text}): the disk may be full or failing; "
-            "nothing was saved — free space and try again"
+            f"the disk holding {path.parent.parent} failed a read or write ({text}); "
+            "nothing was changed — check the disk and retry"
         )
+    if _damage(exc):
+        return damaged_error(path, exc)
     if "readonly" in text or "read-only" in text:
         return StoreWriteError(
             "the store is read-only (cannot write state/catalog.sqlite3); nothing was saved"

@@ -24,7 +24,14 @@ from ..models import CheckReport, MemoryLeaf
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref, leaf_terms
 from .atomic import atomic_write_bytes, remove_stale_temps
-from .catalog import Catalog, catalog_writable, path_writable, read_only_error
+from .catalog import (
+    Catalog,
+    catalog_writable,
+    disk_full_error,
+    disk_trouble,
+    path_writable,
+    read_only_error,
+)
 from .layout import StoreLayout
 from .leaf_format import parse_leaf, render_leaf
 from .lock import StoreLock
@@ -61,14 +68,22 @@ class MemoryStore:
 
     # -- locking and recovery ----------------------------------------------------------------
     @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self, recover: bool = True) -> Iterator[None]:
+        """The write lock, after finishing what a killed writer left (unless ``recover`` is
+        False: a rebuild re-derives everything and must not need the old catalog). A full
+        disk met anywhere inside is named as such, with the store's path."""
         if not self.lock.held:
             self.refuse_if_read_only()
-        with self.lock:
-            if self.lock._depth == 1:
-                self.recover()
-                self.tree.entries()  # start every write from the trunk other writers left
-            yield
+        try:
+            with self.lock:
+                if self.lock._depth == 1 and recover:
+                    self.recover()
+                    self.tree.entries()  # start every write from the trunk other writers left
+                yield
+        except OSError as exc:
+            if disk_trouble(exc, self.layout.catalog) != "full":
+                raise
+            raise disk_full_error(self.layout.root, exc.strerror or str(exc)) from None
 
     def refuse_if_read_only(self) -> None:
         """Refuse a write up front on a store this process cannot write, so that nothing is
@@ -81,6 +96,8 @@ class MemoryStore:
         if not catalog_writable(self.layout.catalog):
             raise read_only_error(root, "state/catalog.sqlite3 cannot be written")
         if self.catalog.read_only and not self.catalog.reopen_if_writable():
+            if self.catalog.full:
+                raise self.catalog.refusal()
             raise read_only_error(root, "its catalog could only be opened for reading")
 
     def recover(self) -> list[str]:
@@ -312,19 +329,27 @@ class MemoryStore:
         return report
 
     # -- rebuild -------------------------------------------------------------------------------
-    def reset_derived(self) -> None:
-        """Discard everything derived from the leaves: branches, catalog, trunk, fact export."""
-        self.catalog.close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(self.layout.catalog) + suffix).unlink(missing_ok=True)
-        shutil.rmtree(self.layout.layers, ignore_errors=True)
-        self.layout.root_json.unlink(missing_ok=True)
-        self.layout.facts_json.unlink(missing_ok=True)
-        self.catalog._ready = False
+    def forget_derived(self) -> None:
+        """Drop this process's cached tree state before a rebuild (the files stay: the live
+        catalog, the trunk and the branches keep serving readers until the swap)."""
         self.tree.cache = type(self.tree.cache)()
         self.tree._entries = None
         self.tree._root_cache = None
         self.layout.layers.mkdir(parents=True, exist_ok=True)
+
+    def remove_stray_branches(self) -> int:
+        """After a rebuild was swapped in and the trunk written: branch files the new catalog
+        does not know belonged to the old tree; they are derived, so they go."""
+        known = {b["path"] for b in self.catalog.all_branches()}
+        removed = 0
+        if not self.layout.layers.is_dir():
+            return 0
+        for path in self.layout.layers.rglob("*.json"):
+            if self.layout.relative(path) not in known:
+                path.unlink(missing_ok=True)
+                self.tree.cache.forget(path)
+                removed += 1
+        return removed
 
     def reindex_from_leaves(self, quarantine: bool = True) -> list[str]:
         """Index every readable leaf file; unreadable ones are moved aside, never deleted."""
