@@ -25,7 +25,7 @@ from ..tree.builder import Tree, leaf_from_header, read_leaf_file
 from ..tree.refs import leaf_ref, leaf_terms
 from .atomic import atomic_write_bytes, remove_stale_temps
 from .catalog import Catalog, catalog_writable, path_writable, read_only_error
-from .ids import header_problem, inside
+from .ids import header_problem, inside, valid_domain, valid_leaf_id
 from .layout import StoreLayout
 from .leaf_format import parse_leaf, render_leaf
 from .lock import StoreLock
@@ -464,14 +464,21 @@ class MemoryStore:
         except StoreCorruptError as exc:
             fixed = salvage(path, data) if quarantine else None
             if fixed is None:
-                self._set_aside(path, str(exc), notes, quarantine)
+                self._set_aside(path, str(exc).removeprefix(path.name + ": "), notes, quarantine)
                 return None
             header, body = fixed
             atomic_write_bytes(path, render_leaf(header, body))
             notes.append(f"repaired header of {rel} ({str(exc).removeprefix(path.name + ': ')})")
         problem = header_problem(header)
+        if problem and quarantine and damaged_id(path, header):
+            fixed = salvage(path, data)
+            if fixed is not None:
+                header, body = fixed
+                atomic_write_bytes(path, render_leaf(header, body))
+                notes.append(f"repaired header of {rel} ({problem})")
+                problem = None
         if problem:
-            self._set_aside(path, f"{path.name}: {problem}", notes, quarantine)
+            self._set_aside(path, problem, notes, quarantine)
             return None
         return leaf_from_header(header, body)
 
@@ -486,6 +493,25 @@ class MemoryStore:
         name = move_aside(self.layout.root, path, reason)
         notes.append(f"quarantined {path.name} as quarantine/{name}: {reason}")
         return name
+
+
+def damaged_id(path: Path, header: dict) -> bool:
+    """A header id or domain that differs from the file's own (well-formed) name by a
+    character or two of damage, not a value someone chose: worth repairing, not quarantine."""
+    if not valid_leaf_id(path.stem):
+        return False
+    want = {"leaf_id": path.stem, "domain": path.stem[2:].rsplit("-", 2)[0]}
+    for name, expected in want.items():
+        value = header.get(name)
+        if name == "domain" and valid_domain(value):
+            continue
+        if name == "leaf_id" and value == expected:
+            continue
+        if not isinstance(value, str) or len(value) != len(expected):
+            return False
+        if sum(a != b for a, b in zip(value, expected)) > 2:
+            return False
+    return True
 
 
 def unreadable_note(rel: str) -> str:
