@@ -509,7 +509,7 @@ def damaged_id(path: Path, header: dict) -> bool:
             continue
         if not isinstance(value, str) or len(value) != len(expected):
             return False
-        if sum(a != b for a, b in zip(value, expected)) > 2:
+        if sum(a != b for a, b in zip(value, expected, strict=True)) > 2:
             return False
     return True
 
