@@ -782,16 +782,16 @@ class IHMT:
             raise InputError(f"quarantine/{name} is still not a valid leaf: {reason}") from None
         target = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
         rel = self.layout.relative(target)
-        if leaf.leaf_id in self._tombstones():
-            raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
-        if target.exists() or self.catalog.leaf_row(leaf.leaf_id) is not None:
-            raise InputError(f"{rel} already exists; compare it with quarantine/{name} by hand")
         from .store.atomic import atomic_write_bytes
         from .store.leaf_format import render_leaf
         from .store.quarantine import forget_note
 
         digest = "sha256:" + _sha256(leaf.content)
-        with self.store.writing():
+        with self.store.writing():  # checked under the lock: no writer can take the place
+            if leaf.leaf_id in self._tombstones():
+                raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
+            if target.exists() or self.catalog.leaf_row(leaf.leaf_id) is not None:
+                raise InputError(f"{rel} already exists; compare it with quarantine/{name} by hand")
             if leaf.checksum != digest:
                 leaf.checksum = digest  # the user edited the text: the file is the truth
             atomic_write_bytes(target, render_leaf(leaf.header(), leaf.content))

@@ -61,8 +61,6 @@ def header_problem(header: dict) -> str | None:
             continue
         if isinstance(value, bool) and kind is int or not isinstance(value, kind):
             return f"header field {name} has the wrong type ({type(value).__name__})"
-        if isinstance(value, str) and "\x00" in value:
-            return f"header field {name} holds a NUL character"
     if any(not isinstance(t, str) for t in header.get("tags") or []):
         return "header field tags holds a value that is not text"
     return None
