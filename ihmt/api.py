@@ -32,6 +32,8 @@ from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
+from .store.quarantine import QuarantinedFile
+from .store.quarantine import entries as quarantine_entries
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
 from .text.tokenize import terms
@@ -760,6 +762,8 @@ class IHMT:
             "leaves_per_domain": dict(sorted(counts["leaves_per_domain"].items())),
             "trunk_entries": top_entries,
             "facts": len(self.resolver),
+            "unreadable_leaves": self.store.unreadable_count(),
+            "quarantined": len(self.quarantine()),
             "files": files,
             "disk_bytes": size,
             "avg_leaf_terms": round(avgdl, 1),
@@ -782,6 +786,50 @@ class IHMT:
                 "rebuilt the catalog, the tree and the trunk from the leaves"
             ]
         return report
+
+    def quarantine(self) -> list[QuarantinedFile]:
+        """What quarantine/ holds: each file's name, original place and why it was moved."""
+        return quarantine_entries(self.layout.root)
+
+    def restore_quarantined(self, name: str) -> str:
+        """Put a quarantined leaf back where it belongs after the user fixed it, and index it.
+
+        Refused (InputError, one line) when the file is still not a valid leaf, when its
+        place is taken or when the memory was forgotten. Returns what was done, in words.
+        """
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name:
+            raise InputError("give the name of a file in quarantine/ (see `ihmt quarantine list`)")
+        entry = next((e for e in self.quarantine() if e.name == name), None)
+        path = self.layout.root / "quarantine" / name
+        if entry is None or path.is_symlink():
+            raise InputError(f"quarantine/ holds no file named {name!r}")
+        try:
+            leaf = read_leaf_file(path)
+        except PermissionError:
+            raise InputError(f"cannot read quarantine/{name}: permission denied") from None
+        except (OSError, StoreCorruptError) as exc:
+            reason = str(exc).removeprefix(name + ": ")
+            raise InputError(f"quarantine/{name} is still not a valid leaf: {reason}") from None
+        target = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
+        rel = self.layout.relative(target)
+        from .store.atomic import atomic_write_bytes
+        from .store.leaf_format import render_leaf
+        from .store.quarantine import forget_note
+
+        digest = "sha256:" + _sha256(leaf.content)
+        with self.store.writing():  # checked under the lock: no writer can take the place
+            if leaf.leaf_id in self._tombstones():
+                raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
+            if target.exists() or self.catalog.leaf_row(leaf.leaf_id) is not None:
+                raise InputError(f"{rel} already exists; compare it with quarantine/{name} by hand")
+            if leaf.checksum != digest:
+                leaf.checksum = digest  # the user edited the text: the file is the truth
+            atomic_write_bytes(target, render_leaf(leaf.header(), leaf.content))
+            path.unlink()
+            forget_note(self.layout.root, name)
+            self.store.index_leaves([leaf])
+            self._finish_write(True)
+        return f"restored quarantine/{name} to {rel} and indexed {leaf.leaf_id}"
 
     def rebuild(self) -> list[str]:
         """The catalog, tree and trunk again from the leaf files. The new catalog is built
@@ -818,7 +866,9 @@ class IHMT:
             self.catalog.mark_incomplete("indexing files changed on disk was interrupted")
             tombstones = self._tombstones()
             known = {r["path"]: r["id"] for r in self.catalog.all_leaves()}
-            on_disk = {self.layout.relative(p): p for p in self.store.leaf_files()}
+            on_disk = {
+                self.layout.relative(p): p for p in self.store.leaf_files(notes, quarantine=True)
+            }
             gone = [leaf_id for path, leaf_id in known.items() if path not in on_disk]
             gone += [leaf_id for leaf_id in known.values() if leaf_id in tombstones]
             if gone:
@@ -828,10 +878,8 @@ class IHMT:
             for rel, path in on_disk.items():
                 if rel in known:
                     continue
-                try:
-                    leaf = read_leaf_file(path)
-                except (OSError, StoreCorruptError) as exc:
-                    notes.append(f"skipped unreadable leaf {path.name}: {exc}")
+                leaf = self.store.load_leaf(path, notes)
+                if leaf is None or not self.store.place(path, leaf, notes, quarantine=True):
                     continue
                 if leaf.leaf_id in tombstones:
                     path.unlink(missing_ok=True)
@@ -936,6 +984,12 @@ class IHMT:
 
     def close(self) -> None:
         self.catalog.close()
+
+
+def _sha256(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _short_hash(text: str) -> str:

@@ -15,6 +15,7 @@ from .render import (
     render_path,
     source_label,
 )
+from .store.quarantine import QuarantinedFile
 
 
 def _open(args) -> IHMT:
@@ -263,6 +264,13 @@ def cmd_stats(args) -> int:
         f"disk         {stats['files']} files, {stats['disk_bytes']:,} bytes",
         "domains      " + ", ".join(f"{d} ({n})" for d, n in stats["leaves_per_domain"].items()),
     ]
+    if stats.get("unreadable_leaves"):
+        lines.append(
+            f"unreadable   {stats['unreadable_leaves']} leaf file(s) this user may not read: "
+            "search cannot see them (`ihmt check` names them)"
+        )
+    if stats.get("quarantined"):
+        lines.append(f"quarantine   {stats['quarantined']} file(s) (`ihmt quarantine list`)")
     emit(args, stats, "\n".join(lines))
     return 0
 
@@ -318,8 +326,33 @@ def cmd_check(args) -> int:
             text += "\nrun `ihmt check --repair` to fix what can be rebuilt from the leaves"
     if report.repaired:
         text = "\n".join(["repaired:"] + [f"  - {r}" for r in report.repaired]) + "\n" + text
+    if report.quarantined:
+        text += f"\nquarantine/ holds {len(report.quarantined)} file(s) set aside:\n"
+        text += "\n".join(
+            f"  - {_quarantine_line(QuarantinedFile(**q))}" for q in report.quarantined[:50]
+        )
+        text += "\nfix one and put it back with `ihmt quarantine restore NAME`"
     emit(args, report.to_dict(), text)
     return 0 if report.ok else 1
+
+
+def cmd_quarantine(args) -> int:
+    memory = _open(args)
+    if args.action == "restore":
+        if not args.name:
+            raise InputError("give the name to restore: `ihmt quarantine restore NAME`")
+        done = memory.restore_quarantined(args.name)
+        emit(args, {"restored": args.name, "message": done}, done)
+        return 0
+    items = memory.quarantine()
+    lines = [_quarantine_line(item) for item in items] or ["quarantine/ is empty"]
+    emit(args, [item.to_dict() for item in items], "\n".join(lines))
+    return 0
+
+
+def _quarantine_line(item) -> str:
+    origin = item.original or "origin unknown"
+    return f"{item.name}  (from {origin}, {item.moved_at[:10] or '?'}): {item.reason}"
 
 
 def cmd_forget(args) -> int:

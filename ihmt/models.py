@@ -144,6 +144,8 @@ class CheckReport:
     repaired: list[str] = field(default_factory=list)
     leaves: int = 0
     branches: int = 0
+    unreadable: list[str] = field(default_factory=list)  # leaf files this process may not read
+    quarantined: list[dict] = field(default_factory=list)  # what quarantine/ holds (not a problem)
 
     @property
     def ok(self) -> bool:

@@ -102,28 +102,45 @@ def test_a_hand_edited_leaf_is_named_and_still_searchable(store):
 
 
 @pytest.mark.parametrize("how", ["check", "rebuild"])
-def test_a_leaf_with_broken_header_json_goes_to_quarantine(store, how):
+def test_a_leaf_with_broken_header_json_is_repaired_and_keeps_its_text(store, how):
     path = leaf_with(store, WORDS[1])
     raw = path.read_bytes()
+    body = raw.split(b"\nIHMT-META>>>\n", 1)[1]
     path.write_bytes(raw.replace(b'"leaf_id"', b'"leaf_id', 1))
     found = problems(store)
     assert any(path.stem in p and "header is not valid JSON" in p for p in found), found
+    assert any("check --repair" in p for p in found), found
     notes = repair(store, how)
-    assert any("quarantine" in n and path.name in n for n in notes), notes
-    moved = store / "ihmt_memory" / "quarantine" / path.name
-    assert moved.read_bytes() == raw.replace(b'"leaf_id"', b'"leaf_id', 1)  # kept, byte for byte
-    assert not path.exists()
-    memory = assert_working(store, [w for w in WORDS if w != WORDS[1]])
-    assert not findable(memory, WORDS[1])
+    assert any(n.startswith("repaired header of") and path.name in n for n in notes), notes
+    assert path.read_bytes().split(b"\nIHMT-META>>>\n", 1)[1] == body  # byte for byte
+    assert not (store / "ihmt_memory" / "quarantine").exists()
+    assert_working(store)
 
 
 @pytest.mark.parametrize(
     ("damage", "says"),
     [
-        (lambda b: b[: len(b) // 2], "never closed"),  # cut inside the header
         (lambda b: b"\xff\xfe" + b[2:], "not valid UTF-8"),
         (lambda b: b.replace(b'"leaf_id"', b'"leaf_key"', 1), "has no leaf_id"),
+        (lambda b: b.replace(b"\nIHMT-META>>>\n", b"\nIHMT-MET#>>\n", 1), "never closed"),
+    ],
+)
+def test_a_damaged_header_over_an_intact_body_is_repaired(store, damage, says):
+    path = leaf_with(store, WORDS[2])
+    path.write_bytes(damage(path.read_bytes()))
+    found = problems(store)
+    assert any(says in p for p in found), found
+    notes = repair(store, "check")
+    assert any(n.startswith("repaired header of") for n in notes), notes
+    assert_working(store)
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda b: b[: len(b) // 2], "never closed"),  # cut inside the header: no body left
         (lambda b: b"", "missing the <<<IHMT-META header"),
+        (lambda b: b.split(b"IHMT-META>>>\n")[0] + b"IHMT-META>>>\n\xff\xfe", "UTF-8"),
     ],
 )
 def test_other_unreadable_leaves_are_named_and_quarantined(store, damage, says):
@@ -277,7 +294,8 @@ def test_cli_check_lists_problems_and_repair_fixes_them(store):
     assert run_cli("--path", str(store), "check").returncode == 0
     assert_working(store, [w for w in WORDS if w != WORDS[3]])
     quarantine = store / "ihmt_memory" / "quarantine"
-    assert {p.name for p in quarantine.iterdir()} == {path.name, "stray.txt"}
+    kept = {p.name for p in quarantine.iterdir() if not p.name.endswith(".why.json")}
+    assert kept == {path.name, "stray.txt"}
 
 
 def test_cli_search_on_a_damaged_store_is_one_line(store):

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..models import CheckReport, MemoryLeaf
-from ..tree.builder import Tree, read_leaf_file
+from ..tree.builder import Tree, leaf_from_header, read_leaf_file
 from ..tree.refs import leaf_ref, leaf_terms
 from .atomic import atomic_write_bytes, remove_stale_temps
 from .catalog import (
@@ -32,10 +32,14 @@ from .catalog import (
     path_writable,
     read_only_error,
 )
+from .ids import header_problem, inside, valid_domain, valid_leaf_id
 from .layout import StoreLayout
 from .leaf_format import parse_leaf, render_leaf
 from .lock import StoreLock
+from .quarantine import entries as quarantine_entries
+from .quarantine import move_aside
 from .records import read_records
+from .salvage import salvage
 
 log = logging.getLogger("ihmt.store")
 
@@ -115,6 +119,9 @@ class MemoryStore:
             if self.catalog.leaf_row(leaf_id) is None and path.exists():
                 try:
                     leaf = read_leaf_file(path)
+                except PermissionError:
+                    done.append(unreadable_note(rel))
+                    continue
                 except StoreCorruptError:
                     path.unlink(missing_ok=True)
                     done.append(f"discarded a half-written leaf {path.name}")
@@ -244,10 +251,43 @@ class MemoryStore:
                 return list(ref.get("tf", {}))
         return []
 
-    def leaf_files(self) -> list[Path]:
-        if not self.layout.layer0.is_dir():
+    def leaf_files(self, notes: list[str] | None = None, quarantine: bool = False) -> list[Path]:
+        """The leaf files under layer_0, never following a symbolic link (a link could lead
+        a rebuild outside the store); links are named in ``notes`` and, with ``quarantine``,
+        moved aside."""
+        layer0 = self.layout.layer0
+        if not layer0.is_dir() or layer0.is_symlink():
             return []
-        return sorted(p for p in self.layout.layer0.rglob("*.txt") if p.is_file())
+        found = []
+        for folder, dirs, files in os.walk(layer0):
+            base = Path(folder)
+            links = [base / d for d in dirs if (base / d).is_symlink()]
+            for name in files:
+                if name.endswith(".txt"):
+                    path = base / name
+                    (links if path.is_symlink() else found).append(path)
+            for link in links:
+                if notes is None:
+                    continue
+                if quarantine:
+                    self.quarantine(
+                        link, "a symbolic link in layer_0 (leaves are plain files)", notes
+                    )
+                else:
+                    notes.append(f"{self.layout.relative(link)} is a symbolic link; ignored")
+        return sorted(found)
+
+    def unreadable_count(self) -> int:
+        """Leaf files this process may not read: search cannot see them (stats says so)."""
+        return sum(1 for path in self.leaf_files() if not os.access(path, os.R_OK))
+
+    def symlinks_in_layer0(self) -> list[Path]:
+        layer0 = self.layout.layer0
+        out = []
+        for folder, dirs, files in os.walk(layer0):
+            base = Path(folder)
+            out += [base / n for n in [*dirs, *files] if (base / n).is_symlink()]
+        return sorted(out)
 
     # -- check ---------------------------------------------------------------------------------
     def check(self) -> CheckReport:
@@ -266,9 +306,30 @@ class MemoryStore:
                 report.problems.append(f"leaf {leaf_id}: its file {row['path']} is missing")
                 continue
             try:
-                header, body = parse_leaf(path.read_bytes(), name=row["path"])
+                data = path.read_bytes()
+            except PermissionError:
+                report.unreadable.append(row["path"])
+                report.problems.append(unreadable_note(row["path"]))
+                continue
+            except OSError as exc:
+                report.problems.append(f"cannot read {row['path']}: {exc.strerror or exc}")
+                continue
+            try:
+                header, body = parse_leaf(data, name=row["path"])
             except StoreCorruptError as exc:
-                report.problems.append(f"leaf {leaf_id}: {exc}")
+                fixable = salvage(path, data) is not None
+                report.problems.append(
+                    f"leaf {leaf_id}: {exc}"
+                    + (
+                        "; the text is intact: `ihmt check --repair` rewrites the header"
+                        if fixable
+                        else ""
+                    )
+                )
+                continue
+            problem = header_problem(header)
+            if problem:
+                report.problems.append(f"leaf {leaf_id}: {problem}")
                 continue
             if header.get("leaf_id") != leaf_id:
                 report.problems.append(
@@ -281,10 +342,19 @@ class MemoryStore:
                 )
         indexed_paths = {r["path"] for r in rows.values()}
         for path in self.leaf_files():
-            if layout.relative(path) not in indexed_paths:
-                report.problems.append(
-                    f"file {layout.relative(path)} is in layer_0 but not in the catalog"
-                )
+            rel = layout.relative(path)
+            if rel in indexed_paths:
+                continue
+            if not os.access(path, os.R_OK):
+                report.unreadable.append(rel)
+                report.problems.append(unreadable_note(rel))
+            else:
+                report.problems.append(f"file {rel} is in layer_0 but not in the catalog")
+        for link in self.symlinks_in_layer0():
+            report.problems.append(
+                f"{layout.relative(link)} is a symbolic link in layer_0 (leaves are plain files)"
+            )
+        report.quarantined = [e.to_dict() for e in quarantine_entries(layout.root)]
         branches = {b["id"]: b for b in self.catalog.all_branches()}
         report.branches = len(branches)
         reachable: set[str] = set()
@@ -352,19 +422,15 @@ class MemoryStore:
         return removed
 
     def reindex_from_leaves(self, quarantine: bool = True) -> list[str]:
-        """Index every readable leaf file; unreadable ones are moved aside, never deleted."""
-        notes = []
+        """Index every readable leaf file. A damaged header over an intact body is rewritten;
+        a file that cannot be trusted is moved aside with its reason, never deleted; a file
+        this process may not read is left where it is and named (it is not damage)."""
+        notes: list[str] = []
         tombstones = {r.get("leaf_id") for r in read_records(self.layout.records, "tombstone")}
         leaves = []
-        for path in self.leaf_files():
-            try:
-                leaf = read_leaf_file(path)
-            except (OSError, StoreCorruptError) as exc:
-                if quarantine:
-                    target = self.layout.root / "quarantine" / path.name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.move(str(path), target)
-                    notes.append(f"moved unreadable leaf {path.name} to quarantine/ ({exc})")
+        for path in self.leaf_files(notes, quarantine=quarantine):
+            leaf = self.load_leaf(path, notes, quarantine=quarantine)
+            if leaf is None:
                 continue
             if leaf.leaf_id in tombstones:
                 path.unlink(missing_ok=True)
@@ -379,16 +445,105 @@ class MemoryStore:
                 leaf.checksum = digest
                 atomic_write_bytes(path, render_leaf(leaf.header(), leaf.content))
                 notes.append(f"accepted a hand edit of {leaf.leaf_id} (checksum updated)")
-            expected = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
-            if expected != path:
-                expected.parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(path), expected)
-                notes.append(f"moved {path.name} to its domain folder")
-            leaves.append(leaf)
+            if self.place(path, leaf, notes, quarantine):
+                leaves.append(leaf)
         leaves.sort(key=lambda x: (x.ingested_at, x.source, x.position))
         for start in range(0, len(leaves), 500):
             self.index_leaves(leaves[start : start + 500])
         return notes
+
+    def place(self, path: Path, leaf: MemoryLeaf, notes: list[str], quarantine: bool) -> bool:
+        """Make sure a leaf file sits where its (validated) header says; False when it had
+        to be set aside instead (a place outside layer_0, or another file already there)."""
+        expected = self.layout.leaf_path(leaf.domain, leaf.leaf_id)
+        if expected == path:
+            return True
+        if not inside(self.layout.layer0, expected.parent):
+            self._set_aside(path, "its header names a place outside layer_0", notes, quarantine)
+            return False
+        if expected.exists():
+            where = self.layout.relative(expected)
+            reason = f"a second copy of {leaf.leaf_id} (the one at {where} is kept)"
+            self._set_aside(path, reason, notes, quarantine)
+            return False
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, expected)
+        notes.append(f"moved {path.name} to its domain folder")
+        return True
+
+    def load_leaf(self, path: Path, notes: list[str], quarantine: bool = True) -> MemoryLeaf | None:
+        """One leaf file, read as untrusted input: repaired when only its header is damaged,
+        quarantined (or, without ``quarantine``, skipped) when it cannot be trusted, left in
+        place when it cannot be read. Every outcome but a clean read adds a note."""
+        rel = self.layout.relative(path)
+        try:
+            data = path.read_bytes()
+        except PermissionError:
+            notes.append(unreadable_note(rel))
+            return None
+        except OSError as exc:
+            notes.append(f"cannot read {rel}: {exc.strerror or exc}; left in place")
+            return None
+        try:
+            header, body = parse_leaf(data, name=path.name)
+        except StoreCorruptError as exc:
+            fixed = salvage(path, data) if quarantine else None
+            if fixed is None:
+                self._set_aside(path, str(exc).removeprefix(path.name + ": "), notes, quarantine)
+                return None
+            header, body = fixed
+            atomic_write_bytes(path, render_leaf(header, body))
+            notes.append(f"repaired header of {rel} ({str(exc).removeprefix(path.name + ': ')})")
+        problem = header_problem(header)
+        if problem and quarantine and damaged_id(path, header):
+            fixed = salvage(path, data)
+            if fixed is not None:
+                header, body = fixed
+                atomic_write_bytes(path, render_leaf(header, body))
+                notes.append(f"repaired header of {rel} ({problem})")
+                problem = None
+        if problem:
+            self._set_aside(path, problem, notes, quarantine)
+            return None
+        return leaf_from_header(header, body)
+
+    def _set_aside(self, path: Path, reason: str, notes: list[str], quarantine: bool) -> None:
+        if quarantine:
+            self.quarantine(path, reason, notes)
+        else:
+            notes.append(f"skipped unreadable leaf {path.name}: {reason}")
+
+    def quarantine(self, path: Path, reason: str, notes: list[str]) -> str:
+        """Move a file aside (never delete it), with its origin and reason recorded."""
+        name = move_aside(self.layout.root, path, reason)
+        notes.append(f"quarantined {path.name} as quarantine/{name}: {reason}")
+        return name
+
+
+def damaged_id(path: Path, header: dict) -> bool:
+    """A header id or domain that differs from the file's own (well-formed) name by a
+    character or two of damage, not a value someone chose: worth repairing, not quarantine."""
+    if not valid_leaf_id(path.stem):
+        return False
+    want = {"leaf_id": path.stem, "domain": path.stem[2:].rsplit("-", 2)[0]}
+    for name, expected in want.items():
+        value = header.get(name)
+        if name == "domain" and valid_domain(value):
+            continue
+        if name == "leaf_id" and value == expected:
+            continue
+        if not isinstance(value, str) or len(value) != len(expected):
+            return False
+        if sum(a != b for a, b in zip(value, expected, strict=True)) > 2:
+            return False
+    return True
+
+
+def unreadable_note(rel: str) -> str:
+    return (
+        f"cannot read {rel}: permission denied; fix with `chmod u+r` on it (or `chown` it "
+        "to the user that runs ihmt); left in place"
+    )
 
 
 def store_size(root: Path) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import StoreCorruptError
+from ..store.ids import header_problem
 from ..store.leaf_format import parse_leaf
 from ..store.records import read_records
 
@@ -110,6 +111,8 @@ def leaf_bytes_valid(data: bytes, path: str) -> bool:
         header, body = parse_leaf(data, name=path)
     except StoreCorruptError:
         return False
+    if header_problem(header):
+        return False  # an id or field that cannot be trusted (it would become a path)
     digest = "sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
     return header.get("leaf_id") == leaf_id_of(path) and header.get("checksum") == digest
 

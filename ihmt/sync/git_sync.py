@@ -55,6 +55,7 @@ from ..errors import StoreLockedError
 from ..store.atomic import atomic_write_bytes
 from ..store.layout import StoreLayout, resolve_workspace
 from ..store.lock import StoreLock
+from ..store.quarantine import originals as quarantined_originals
 from .changes import (
     ChangeCounts,
     count_changes,
@@ -69,6 +70,7 @@ from .merge import (
     apply_tree_change,
     check_target,
     empty_tree,
+    hostile_entry,
     looks_like_memory,
     merge,
     prune_links,
@@ -287,7 +289,9 @@ def _local_phase(
             report.notes.append(
                 f"removed {came_back} forgotten memory/memories that a peer still had"
             )
-        report.notes += [n for n in notes if n.startswith(("skipped", "moved unreadable"))]
+        report.notes += [
+            n for n in notes if n.startswith(("skipped", "quarantined", "repaired", "cannot read"))
+        ]
         prune_links(memory)
         _crash_point("reconciled")
         again, _ = _commit(git, root, fallbacks, report.notes)
@@ -320,10 +324,9 @@ def _stage(
     git.run("add", "-A")
     entries = git.name_status("--cached")
     bad = [path for status, path in entries if status in "AM" and not file_valid(root, path)]
+    aside = quarantined_originals(root)
     quarantined = [
-        path
-        for status, path in entries
-        if status == "D" and is_leaf_path(path) and (root / "quarantine" / Path(path).name).exists()
+        path for status, path in entries if status == "D" and is_leaf_path(path) and path in aside
     ]
     repaired = 0
     for path in bad + quarantined:
@@ -388,6 +391,14 @@ def _clone(exe: str, layout: StoreLayout, url: str, report: SyncReport) -> None:
     if head and not looks_like_memory(git, head):
         shutil.rmtree(root, ignore_errors=True)
         raise SyncError(f"{url} is a git repository but not an IHMT memory (no ihmt.config.json)")
+    if head:
+        problem = hostile_entry(git, head)
+        if problem:
+            shutil.rmtree(root, ignore_errors=True)  # never follows a link it removes
+            raise SyncError(
+                f"refused the memories of {url}: {problem}, which a memory never holds; "
+                "nothing was kept"
+            )
     IHMT.initialize(layout.workspace).close()
     report.cloned = True
     report.notes.append(f"cloned the shared memory from {url}")

@@ -37,11 +37,34 @@ def check_target(git: Git, target: str, url: str) -> None:
             f"{url} is not an IHMT memory (no ihmt.config.json); "
             "give the URL of a repository made by `ihmt sync`"
         )
+    refuse_hostile_tree(git, target, url)
     derived = sorted(names & set(DERIVED_PATHS))
     if derived:
         raise SyncError(
             f"{url} tracks derived files ({', '.join(derived)}); remove them there with "
             "`git rm -r --cached layers state root.json`, commit, and sync again"
+        )
+
+
+def hostile_entry(git: Git, commit: str) -> str | None:
+    """The first entry of a peer's tree that must never reach this disk, described: a
+    symbolic link (it could lead a later write outside the store) or a submodule."""
+    for line in git.z_lines("ls-tree", "-r", "-z", "--full-tree", commit):
+        meta, _, path = line.partition("\t")
+        mode = meta.split(" ", 1)[0]
+        if mode == "120000":
+            return f"{path!r} is a symbolic link"
+        if mode == "160000":
+            return f"{path!r} is a submodule"
+    return None
+
+
+def refuse_hostile_tree(git: Git, target: str, url: str) -> None:
+    problem = hostile_entry(git, target)
+    if problem:
+        raise SyncError(
+            f"refused the memories of {url}: {problem}, which a memory never holds; nothing "
+            "was merged; remove it there, commit, and sync again"
         )
 
 

@@ -29,6 +29,7 @@ from ..errors import StoreCorruptError
 from ..models import MemoryLeaf
 from ..store.atomic import atomic_write_text
 from ..store.catalog import Catalog
+from ..store.ids import header_problem
 from ..store.layout import StoreLayout
 from ..store.leaf_format import parse_leaf
 from .refs import (
@@ -66,13 +67,18 @@ def branch_layer(node_id: str) -> int:
 
 
 def read_leaf_file(path: Path) -> MemoryLeaf:
+    """A leaf from its file; a damaged file, or a header whose id, domain or field types
+    cannot be trusted (they become paths and catalog rows), raises StoreCorruptError."""
     header, body = parse_leaf(path.read_bytes(), name=path.name)
+    problem = header_problem(header)
+    if problem:
+        raise StoreCorruptError(f"{path.name}: {problem}")
     return leaf_from_header(header, body)
 
 
 def leaf_from_header(header: dict, body: str) -> MemoryLeaf:
     known = set(MemoryLeaf.__dataclass_fields__) - {"content"}
-    data = {k: v for k, v in header.items() if k in known}
+    data = {k: v for k, v in header.items() if k in known and v is not None}
     data.setdefault("timestamp", "")
     data.setdefault("data_type", "GENERIC")
     data.setdefault("domain", "general")
