@@ -14,7 +14,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
