@@ -43,7 +43,7 @@ def rebuild_child() -> None:
 
         setattr(owner, attr, wrapped)
 
-    wrap(store_mod, "read_leaf_file", "leaf")  # reading leaf k of the store
+    wrap(store_mod.MemoryStore, "load_leaf", "leaf")  # reading leaf k of the store
     wrap(builder.Tree, "build_branch", "branch")  # summarizing branch k
     wrap(catalog_mod.Catalog, "_swap_in", "swap")  # just before the swap
     wrap(catalog_mod.Catalog, "_swap_in", "swapped", after=True)  # just after it

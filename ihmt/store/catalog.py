@@ -153,6 +153,7 @@ class Catalog:
                 conn.execute("PRAGMA synchronous=OFF")
                 if not self._ready:
                     conn.executescript(_SCHEMA)
+                    _stamp_if_empty(conn)
                     self._ready = True
                 self.read_only = False
                 return conn
@@ -690,6 +691,8 @@ def _stamp_if_empty(conn: sqlite3.Connection) -> None:
             "INSERT OR REPLACE INTO meta(key, value) VALUES('vocabulary', ?)",
             (str(VOCABULARY_VERSION),),
         )
+
+
 def catalog_problem(path: Path) -> str:
     """Why the catalog file at ``path`` cannot serve as the index ("" when it can).
 

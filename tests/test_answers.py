@@ -1,0 +1,227 @@
+"""Answers an agent can act on: vocabulary, present and past state, passages, weak matches.
+
+Each test builds a small store the way an agent fills one (saves with their dates) and asserts
+what the answer is, in what order, and what the compact answer shows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.render import compact_answer
+from ihmt.search.intent import asks_history, months_asked
+from ihmt.search.passage import best_passage
+from ihmt.text.tokenize import terms
+from ihmt.text.vocabulary import normalize
+
+
+@pytest.fixture
+def memory(tmp_path):
+    store = IHMT.initialize(tmp_path / "ws")
+    yield store
+    store.close()
+
+
+def save_all(memory, dated: list[tuple[str, str]]) -> list[str]:
+    return [memory.save(text, timestamp=f"{day}T10:00:00").leaf_ids[0] for day, text in dated]
+
+
+FILLER = [
+    ("2026-03-01", "Lunch on Fridays is at 13:00 in the small meeting room."),
+    ("2026-03-02", "The design team reviews mockups in Figma every Tuesday."),
+    ("2026-03-03", "Invoices are sent on the last working day of the month."),
+    ("2026-03-04", "The office printer is on the second floor next to the kitchen."),
+]
+
+
+# ------------------------------------------------------------------------------ vocabulary
+
+
+@pytest.mark.parametrize(
+    ("asked", "stored"),
+    [
+        ("postgres", "postgresql"),
+        ("k8s", "kubernetes"),
+        ("prod", "production"),
+        ("db", "database"),
+        ("js", "javascript"),
+        ("deployed", "deploying"),
+        ("migraciones", "migration"),
+        ("servidores", "server"),
+        ("uses", "using"),
+    ],
+)
+def test_one_term_for_each_spelling_of_an_idea(asked, stored):
+    assert set(terms(stored)) <= set(terms(asked))
+
+
+def test_stemming_leaves_identifiers_numbers_and_short_words_alone():
+    for token in ("3.11", "v2", "is_valid", "ssh", "k8s1"):
+        assert normalize(token) == token or token == "k8s1"
+    assert "version" in terms("PostgreSQL 16.2")
+    assert "version" not in terms("we had 16 pings")
+
+
+def test_an_abbreviated_question_finds_the_spelled_out_memory(memory):
+    target = save_all(memory, [("2026-03-05", "Production runs PostgreSQL on db-prod-01.")])[0]
+    save_all(memory, FILLER)
+    result = memory.search("which postgres host is prod on?")
+    assert not result.not_found and result.hits[0].leaf_id == target
+
+
+def test_a_version_question_finds_a_memory_that_only_states_the_number(memory):
+    save_all(memory, FILLER)
+    target = save_all(memory, [("2026-03-06", "All backend services use Python 3.11.")])[0]
+    result = memory.search("which Python version do we use?")
+    assert not result.not_found and result.hits[0].leaf_id == target
+
+
+def test_a_store_indexed_with_an_older_vocabulary_is_reindexed_once(tmp_path, monkeypatch):
+    store = IHMT.initialize(tmp_path / "ws")
+    target = store.save("Staging deploys are running every Tuesday.").leaf_ids[0]
+    catalog = store.layout.catalog
+    store.close()
+    with sqlite3.connect(catalog) as conn:  # as a store indexed before the stamp existed
+        conn.execute("DELETE FROM meta WHERE key = 'vocabulary'")
+    calls = []
+    original = IHMT._rebuild_locked
+    monkeypatch.setattr(IHMT, "_rebuild_locked", lambda self: calls.append(1) or original(self))
+    reopened = IHMT.open(tmp_path / "ws")
+    assert calls == [1] and reopened.catalog.vocabulary_current()
+    assert reopened.search("deployed staging").hits[0].leaf_id == target
+    reopened.close()
+    IHMT.open(tmp_path / "ws").close()
+    assert calls == [1]  # stamped: the next open does not re-index
+
+
+# ----------------------------------------------------------------------- present and past
+
+
+CHANGES = [
+    ("2026-03-10", "Staging runs PostgreSQL 15.4 on db-stg-01."),
+    ("2026-06-20", "Staging now runs PostgreSQL 16.2 after the upgrade weekend."),
+]
+
+
+def test_a_later_statement_without_replaces_answers_the_present(memory):
+    save_all(memory, FILLER)
+    old, new = save_all(memory, CHANGES)
+    result = memory.search("which Postgres version is staging on now?")
+    assert not result.ambiguous and not result.not_found
+    assert [h.leaf_id for h in result.hits[:2]] == [new, old]
+    assert "16.2" in compact_answer(result).split("OTHER MATCHES")[0]
+
+
+def test_a_question_about_before_answers_with_the_earlier_value(memory):
+    save_all(memory, FILLER)
+    old, new = save_all(memory, CHANGES)
+    result = memory.search("which PostgreSQL version was staging on before the upgrade?")
+    assert not result.ambiguous and result.hits[0].leaf_id == old
+    assert new in [h.leaf_id for h in result.hits]
+
+
+def test_an_explicit_correction_wins_a_present_question_even_on_the_same_day(memory):
+    save_all(memory, FILLER)
+    old = memory.save("The CI runners use Ubuntu 22.04 images.").leaf_ids[0]
+    new = memory.save("The CI runners moved to Ubuntu 24.04 images.", replaces="CI runners")
+    assert new.replaced_id == old
+    result = memory.search("CI runners Ubuntu images")
+    assert result.hits[0].leaf_id == new.leaf_ids[0]
+
+
+def test_two_people_of_one_name_stay_ambiguous(memory):
+    save_all(memory, FILLER)
+    save_all(
+        memory,
+        [
+            ("2026-03-05", "Luis Ortega is the CTO; reach him on Slack."),
+            ("2026-05-05", "Luis Pardo is a contractor frontend developer; reach him by email."),
+        ],
+    )
+    result = memory.search("how do I reach Luis?")
+    assert result.ambiguous and len(result.candidates) == 2
+    narrowed = memory.search("how do I reach Luis?", clue="the contractor")
+    assert not narrowed.ambiguous and "Pardo" in narrowed.best.content
+
+
+def test_a_tie_of_memories_holding_a_small_part_of_the_question_is_not_ambiguous(memory):
+    save_all(memory, FILLER)
+    save_all(
+        memory,
+        [
+            ("2026-03-05", "billing-service listens on port 8001 in local development."),
+            ("2026-03-06", "billing-service has its own database, rutafleet_billing."),
+        ],
+    )
+    result = memory.search("which team owns the billing-service on-call rotation budget?")
+    assert not result.ambiguous
+
+
+def test_history_cues_in_english_and_spanish():
+    for question in (
+        "what did we use before the migration?",
+        "which editor did she use previously?",
+        "where was Marta living back in April?",
+        "what was the host at first?",
+        "¿qué versión usábamos antes del cambio?",
+    ):
+        assert asks_history(question), question
+    for question in ("which editor does she use?", "where is redis running now?"):
+        assert not asks_history(question), question
+    assert months_asked("how long did the job take back in March?") == {3}
+    assert months_asked("the May migration") == set()
+
+
+# --------------------------------------------------------------------- passages and notes
+
+
+RUNBOOK = "\n".join(
+    ["# Production on-call runbook", "", "Owner: the platform team."]
+    + [f"Step {i}: look at dashboard panel {i} and note the figures." for i in range(1, 60)]
+    + ["## Replication lag", "Fires when replication lag on the replica exceeds 30 seconds."]
+    + [f"Appendix line {i} with nothing of note." for i in range(1, 40)]
+)
+
+
+def test_a_long_memory_answers_with_the_stretch_that_matches():
+    passage = best_passage(RUNBOOK, "what is the replication lag alert threshold?")
+    assert not passage.whole
+    assert "exceeds 30 seconds" in passage.text
+    assert passage.text.startswith("# Production on-call runbook")
+    assert "Step 1:" not in passage.text and len(passage.text) < 1200
+
+
+def test_the_compact_answer_shows_the_passage_and_where_the_rest_is(memory):
+    save_all(memory, FILLER)
+    memory.ingest_text(RUNBOOK, source="runbooks/oncall.md", timestamp="2026-03-09T10:00:00")
+    answer = compact_answer(memory.search("replication lag threshold on the replica"))
+    best = answer.split("OTHER MATCHES")[0]
+    assert "exceeds 30 seconds" in best and "Step 1:" not in best
+    assert "the full text is memory L-" in best
+
+
+def test_a_short_memory_is_shown_whole():
+    text = "Redis runs on cache-01.internal:6379."
+    assert best_passage(text, "where is redis").text == text
+
+
+def test_words_no_memory_contains_are_named(memory):
+    save_all(memory, FILLER + [("2026-03-05", "Luis Ortega is the CTO and co-founder.")])
+    result = memory.search("what is Luis Ortega's birthday?")
+    assert result.missing_words == ["birthday"]
+    if not result.not_found:
+        assert 'NOTE: no memory contains "birthday"' in compact_answer(result)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["redis", "what is the", "x" * 2000, "где сервер базы данных", "🚀🔥", "¿?", "a " * 1000],
+)
+def test_bad_questions_get_an_answer_or_a_clear_not_found(memory, question):
+    save_all(memory, FILLER)
+    result = memory.search(question)
+    text = compact_answer(result)
+    assert text.startswith(("BEST", "NOT FOUND", "AMBIGUOUS"))
