@@ -323,6 +323,7 @@ def cmd_check(args) -> int:
 def cmd_forget(args) -> int:
     memory = _open(args)
     targets = memory.forget_targets(args.leaf_id, args.source, args.match)
+    history = memory.history_copies([leaf.leaf_id for leaf in targets])
     preview = [
         f"{leaf.leaf_id} · {leaf.timestamp[:10]} · {source_label(leaf.source)} — "
         f"{' '.join(leaf.content.split())[:80]}"
@@ -332,10 +333,17 @@ def cmd_forget(args) -> int:
         if getattr(args, "json", False) or not sys.stdin.isatty():
             raise InputError(
                 f"forget would remove {len(targets)} memory/memories; run again with --yes to confirm"
+                + (
+                    "; copies stay in the sync history (the report says how to purge them)"
+                    if history.any()
+                    else ""
+                )
             )
         say(f"This removes {len(targets)} memory/memories for good:")
         for line in preview:
             say(f"  {line}")
+        for line in history.warning():
+            say(line)
         try:
             answer = input("Type 'yes' to forget them: ").strip().lower()
         except EOFError:
@@ -344,7 +352,8 @@ def cmd_forget(args) -> int:
             say("nothing forgotten")
             return 0
     ids = memory.forget(args.leaf_id, args.source, args.match)
-    emit(args, {"forgotten": ids}, f"forgot {len(ids)} memory/memories: {', '.join(ids)}")
+    lines = [f"forgot {len(ids)} memory/memories: {', '.join(ids)}", *history.warning()]
+    emit(args, {"forgotten": ids, "history": history.to_dict()}, "\n".join(lines))
     return 0
 
 
