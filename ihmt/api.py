@@ -947,11 +947,24 @@ class IHMT:
             raise InputError(f"no memory contains {match!r}")
         return found
 
+    def history_copies(self, leaf_ids: list[str]):
+        """For a synced store: which of these memories stay in its git history after a
+        forget, with the commands that purge them (``sync.history.HistoryCopies``)."""
+        from .sync.history import history_copies
+
+        paths = []
+        for lid in leaf_ids:
+            row = self.catalog.leaf_row(lid)
+            if row is not None:
+                paths.append(str(row["path"]))
+        return history_copies(self.layout.root, paths)
+
     def forget(
         self, leaf_id: str | None = None, source: str | None = None, match: str | None = None
     ) -> list[str]:
         """Remove memories for good: the leaf file, every summary and index that mentioned it,
-        its facts and links; a tombstone keeps rebuilds and syncs from resurrecting it."""
+        its facts and links; a tombstone keeps rebuilds and syncs from resurrecting it. In a
+        synced store the git history keeps older copies: ask ``history_copies`` first."""
         targets = self.forget_targets(leaf_id, source, match)
         ids = [leaf.leaf_id for leaf in targets]
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

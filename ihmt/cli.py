@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import IHMTError
+from .text.terminal import json_safe, terminal_safe
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -161,36 +162,43 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handler(args) or EXIT_OK
     except IHMTError as exc:
-        print(f"ihmt: error: {exc}", file=sys.stderr)
+        say(f"ihmt: error: {exc}", err=True)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("ihmt: interrupted", file=sys.stderr)
+        say("ihmt: interrupted", err=True)
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:
-        print(
+        say(
             f"ihmt: error: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(
                 ": "
             ),
-            file=sys.stderr,
+            err=True,
         )
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line for the user, details on request
         if os.environ.get("IHMT_DEBUG"):
             raise
-        print(
+        say(
             f"ihmt: internal error: {exc.__class__.__name__}: {exc} (set IHMT_DEBUG=1 for details)",
-            file=sys.stderr,
+            err=True,
         )
         return EXIT_ERROR
 
 
+def say(text: str = "", *, err: bool = False) -> None:
+    """The one place the CLI writes text for a person: control characters from stored or
+    received text are shown as visible escapes, never acted on by the terminal."""
+    print(terminal_safe(text), file=sys.stderr if err else sys.stdout)
+
+
 def emit(args, data, text: str) -> None:
+    """Print a command's result: exact JSON with --json, else terminal-safe text."""
     if getattr(args, "json", False):
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        print(json_safe(json.dumps(data, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(text)
+        say(text)
 
 
 def workspace(args) -> Path | None:

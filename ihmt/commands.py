@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .api import IHMT
-from .cli import emit, workspace
+from .cli import emit, say, workspace
 from .errors import InputError
 from .render import (
     ambiguous_block,
@@ -154,14 +154,14 @@ def cmd_ask(args) -> int:
     def prompt(result) -> str | None:
         if getattr(args, "json", False) or not sys.stdin.isatty():
             return None
-        print(
+        say(
             f'"{result.query}" is ambiguous ({len(result.candidates)} memories match this query '
             f"equally well, confidence {result.confidence:.2f})."
         )
-        print("It could belong to any of these:")
+        say("It could belong to any of these:")
         for i, hit in enumerate(result.candidates[:8], 1):
-            print(f"  {i}. {hit_label(hit)} — {' '.join(hit.content.split())[:90]}…")
-        print("Give me a clue to narrow it down (e.g. a place, a date, a project); empty to stop:")
+            say(f"  {i}. {hit_label(hit)} — {' '.join(hit.content.split())[:90]}…")
+        say("Give me a clue to narrow it down (e.g. a place, a date, a project); empty to stop:")
         try:
             return input("> ").strip() or None
         except EOFError:
@@ -358,6 +358,7 @@ def _quarantine_line(item) -> str:
 def cmd_forget(args) -> int:
     memory = _open(args)
     targets = memory.forget_targets(args.leaf_id, args.source, args.match)
+    history = memory.history_copies([leaf.leaf_id for leaf in targets])
     preview = [
         f"{leaf.leaf_id} · {leaf.timestamp[:10]} · {source_label(leaf.source)} — "
         f"{' '.join(leaf.content.split())[:80]}"
@@ -367,19 +368,27 @@ def cmd_forget(args) -> int:
         if getattr(args, "json", False) or not sys.stdin.isatty():
             raise InputError(
                 f"forget would remove {len(targets)} memory/memories; run again with --yes to confirm"
+                + (
+                    "; copies stay in the sync history (the report says how to purge them)"
+                    if history.any()
+                    else ""
+                )
             )
-        print(f"This removes {len(targets)} memory/memories for good:")
+        say(f"This removes {len(targets)} memory/memories for good:")
         for line in preview:
-            print(f"  {line}")
+            say(f"  {line}")
+        for line in history.warning():
+            say(line)
         try:
             answer = input("Type 'yes' to forget them: ").strip().lower()
         except EOFError:
             answer = ""
         if answer not in ("y", "yes"):
-            print("nothing forgotten")
+            say("nothing forgotten")
             return 0
     ids = memory.forget(args.leaf_id, args.source, args.match)
-    emit(args, {"forgotten": ids}, f"forgot {len(ids)} memory/memories: {', '.join(ids)}")
+    lines = [f"forgot {len(ids)} memory/memories: {', '.join(ids)}", *history.warning()]
+    emit(args, {"forgotten": ids, "history": history.to_dict()}, "\n".join(lines))
     return 0
 
 

@@ -959,6 +959,8 @@ def _serve_v2(box: ToolBox, version: str) -> None:
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
+    from .mcp_wire import checked_stdio
+
     tools = _tool_models(types, box)
     limiter = anyio.CapacityLimiter(1)
 
@@ -980,7 +982,7 @@ def _serve_v2(box: ToolBox, version: str) -> None:
     )
 
     async def run() -> None:
-        async with stdio_server() as (read, write):
+        async with checked_stdio(stdio_server) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
@@ -992,6 +994,8 @@ def _serve_v1(box: ToolBox, version: str) -> None:
     import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
+
+    from .mcp_wire import checked_stdio
 
     tools = _tool_models(types, box)
     limiter = anyio.CapacityLimiter(1)
@@ -1014,7 +1018,7 @@ def _serve_v1(box: ToolBox, version: str) -> None:
     register_call(call_tool)
 
     async def run() -> None:
-        async with stdio_server() as (read, write):
+        async with checked_stdio(stdio_server) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(run)
