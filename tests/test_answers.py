@@ -225,3 +225,31 @@ def test_bad_questions_get_an_answer_or_a_clear_not_found(memory, question):
     result = memory.search(question)
     text = compact_answer(result)
     assert text.startswith(("BEST", "NOT FOUND", "AMBIGUOUS"))
+
+
+# ------------------------------------------------------------------------- facts over time
+
+
+def test_a_less_precise_value_neither_supersedes_nor_is_superseded(memory):
+    memory.save("The production database is PostgreSQL 15.4.", timestamp="2026-03-01T10:00:00")
+    later = memory.save(
+        "Runbook: the production database is PostgreSQL; restart it with systemctl.",
+        timestamp="2026-04-01T10:00:00",
+    )
+    assert later.notices == [] and memory.notices() == []
+    change = memory.save(
+        "The production database is PostgreSQL 16.2 now.", timestamp="2026-05-01T10:00:00"
+    )
+    assert change.notices == [
+        "On 2026-03-01 you said production database = 'PostgreSQL 15.4', "
+        "but on 2026-05-01 you updated to 'PostgreSQL 16.2'."
+    ]
+
+
+def test_facts_in_the_agents_words_are_tracked(memory):
+    assert memory.save("The user lives in Madrid.", timestamp="2026-02-01T10:00:00").facts == [
+        "user::location = Madrid"
+    ]
+    moved = memory.save("The user moved to Sevilla in June.", timestamp="2026-06-01T10:00:00")
+    assert moved.facts == ["user::location = Sevilla"] and moved.notices
+    assert memory.save("El usuario se ha mudado a Valencia.").facts == ["user::location = Valencia"]

@@ -500,6 +500,9 @@ def _order_by_time(
         chosen = current[-1]
     for cand in group:
         cand.restated = cand is not chosen
+    # the chosen memory speaks for the group: its rivals are measured against the group's best
+    chosen.adjusted = max(chosen.adjusted, lead.adjusted)
+    chosen.coverage = max(chosen.coverage, lead.coverage)
     return [chosen] + [c for c in ranked if c is not chosen]
 
 

@@ -177,6 +177,40 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "place",
         ("vivir",),
     ),
+    # the same facts in the agent's words ("The user lives in Sevilla now")
+    _rule(
+        "location.en.user_lives",
+        "user",
+        "location",
+        rf"\bthe{_W}user{_W}{_ADV_EN}(?:lives|is{_W}{_ADV_EN}living){_W}in{_W}",
+        "place",
+        ("lives", "living"),
+    ),
+    _rule(
+        "location.en.user_moved",
+        "user",
+        "location",
+        rf"\bthe{_W}user{_W}(?:has{_W})?{_ADV_EN}(?:moved|relocated){_W}(?:back{_W})?to{_W}",
+        "place",
+        ("moved", "relocated"),
+    ),
+    _rule(
+        "location.es.usuario",
+        "user",
+        "location",
+        rf"\bel{_W}usuario{_W}(?:(?:ahora|ya){_W})?(?:vive{_W}en|se{_W}(?:ha{_W})?"
+        rf"(?:mud(?:[oó]|ado)|traslad(?:[oó]|ado)){_W}a){_W}",
+        "place",
+        ("vive", "mud", "traslad"),
+    ),
+    _rule(
+        "employer.en.user_works",
+        "user",
+        "employer",
+        rf"\bthe{_W}user{_W}{_ADV_EN}(?:works|is{_W}{_ADV_EN}working){_W}(?:at|for){_W}",
+        "org",
+        ("works", "working"),
+    ),
     # user::employer
     _rule(
         "employer.en.work",

@@ -98,6 +98,13 @@ def _chronological(change: Contradiction) -> tuple[str, str, str]:
     return (change.new_timestamp, change.old_timestamp, change.key)
 
 
+def _same_or_refined(old: str, new: str) -> bool:
+    """One value, perhaps said more or less precisely: "PostgreSQL" and "PostgreSQL 15.4" do
+    not contradict each other, so neither supersedes the other (a runbook naming the product
+    must not turn the exact version into history)."""
+    return old == new or new.startswith(old + " ") or old.startswith(new + " ")
+
+
 class ConflictResolver:
     """All known facts, grouped into per-key timelines with ACTIVE/HISTORICAL status."""
 
@@ -251,13 +258,15 @@ class ConflictResolver:
         self._changes.setdefault(key, [])
         self._signatures.setdefault(key, [])
         self._open_period(entry)
-        if periods and periods[-1][0].folded == entry.folded:
+        if periods and all(_same_or_refined(e.folded, entry.folded) for e in periods[-1]):
             periods[-1][0].fact.confirmations.append(entry.fact.timestamp)
             periods[-1].append(entry)
             return
         if periods:
             self._close_period(periods[-1], entry.fact)
-            self._record_change(key, periods[-1][0], entry)
+            # the old value as precisely as it was said ("PostgreSQL 15.4", not "PostgreSQL")
+            said = max(periods[-1], key=lambda e: len(e.folded))
+            self._record_change(key, said, entry)
         periods.append([entry])
 
     def _recompute(self, key: str) -> None:
