@@ -18,6 +18,7 @@ than MIN_COVERAGE whatever it matched.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -48,6 +49,7 @@ AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the quest
 RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
 RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
 RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
+DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
 RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
 HISTORY_SCORE, HISTORY_OVERLAP = 0.3, 0.1  # the same, for a question about an earlier state
 
@@ -167,7 +169,13 @@ class SearchEngine:
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, history)
         ranked = _order_by_time(
-            ranked, query, full_idf, history, set(time.replaced_by), self._idf_of(ranked, n)
+            ranked,
+            query,
+            full_idf,
+            history,
+            set(time.replaced_by),
+            self._idf_of(ranked, n),
+            self._content_of,
         )
         hits = []
         for cand in ranked[:top_k]:
@@ -273,6 +281,14 @@ class SearchEngine:
                     cands[i], cands[i + 1] = b, a
                     changed = True
         return cands
+
+    def _content_of(self, cand: Candidate) -> str:
+        """A candidate's text, read once (it is shown as a hit right after anyway)."""
+        content = getattr(cand, "content", None)
+        if content is None:
+            leaf = self._read_leaf(cand.ref["id"])
+            content = cand.content = leaf.content if leaf is not None else ""
+        return content
 
     def _idf_of(self, ranked: list, n: int) -> dict[str, float]:
         """Rarity of every word of the leading candidates (one catalog lookup), so that
@@ -458,6 +474,7 @@ def _order_by_time(
     history: bool,
     corrected: set[str] = frozenset(),
     word_idf: dict[str, float] | None = None,
+    content_of: Callable[[Candidate], str] | None = None,
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
@@ -485,18 +502,29 @@ def _order_by_time(
         shared = mass(words & lead_words)
         if shared < RESTATE_SHARE * max(mass(lead_words), mass(words), 1e-9):
             continue
-        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) >= overlap:
-            group.append(cand)
+        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap:
+            continue
+        if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
+            continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
+        group.append(cand)
     if len(group) < 2:
         return ranked
     order = {id(c): i for i, c in enumerate(group)}
     # newest first; on the same date the better ranked; a memory corrected by an explicit
     # link (replaces, mark_outdated) never answers a question about now
     by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
+    # a piece of a stored document (a runbook, notes) is reference text: it takes over from
+    # a memory the agent saved only when it matches nearly as well (a postmortem written
+    # after the incident note); a later saved memory always takes over from it
+    eligible = [
+        c
+        for c in by_date
+        if c is lead or _saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
+    ]
     if history:
-        chosen = max(by_date[:-1], key=lambda c: c.adjusted)
+        chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
     else:
-        current = [c for c in by_date if c.ref["id"] not in corrected] or by_date
+        current = [c for c in eligible if c.ref["id"] not in corrected] or eligible
         chosen = current[-1]
     for cand in group:
         cand.restated = cand is not chosen
@@ -504,6 +532,21 @@ def _order_by_time(
     chosen.adjusted = max(chosen.adjusted, lead.adjusted)
     chosen.coverage = max(chosen.coverage, lead.coverage)
     return [chosen] + [c for c in ranked if c is not chosen]
+
+
+_NAME_AFTER = r"(?<!\w){word}\s+([A-ZÁÉÍÓÚÑÜ][\w'’.-]*)"
+
+
+def _named_apart(a: str, b: str, question: str) -> bool:
+    """True when a name the question uses is followed by different names in the two texts
+    ("Luis Ortega ..." / "Luis Pardo ..."): they speak of two people or things."""
+    for word in re.findall(r"(?<!\w)[A-ZÁÉÍÓÚÑÜ][\w-]{1,30}", question):
+        pattern = re.compile(_NAME_AFTER.format(word=re.escape(word)))
+        names_a = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(a[:4000])}
+        names_b = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(b[:4000])}
+        if names_a and names_b and names_a.isdisjoint(names_b):
+            return True
+    return False
 
 
 def _surface_words(text: str, wanted: set[str]) -> list[str]:
@@ -527,6 +570,10 @@ def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
 
     smaller = min(mass(wa), mass(wb))
     return mass(wa & wb) / smaller if smaller > 0 else 0.0
+
+
+def _saved_memory(cand) -> bool:
+    return (cand.ref.get("source") or "memory") == "memory"
 
 
 def _same_document(a, b) -> bool:
