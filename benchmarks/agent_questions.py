@@ -8,11 +8,12 @@ with ``replaces`` where the writer said the agent would use it; long documents t
 on exactly what the MCP ``search_memory`` tool returns: ``render.compact_answer``.
 
 Columns, per question kind (see the corpus format in agent_corpora/FORMAT.md):
-- best: BEST is a gold memory (for every kind but history: not flagged OUTDATED);
+- best: BEST is a gold memory (for every kind but history: not flagged OUTDATED), the gold
+  being the writers' (a memory corrected later on one point may still answer another);
 - top3: a gold memory among the first three hits (or among the AMBIGUOUS candidates);
 - seen: the expected answer text is visible in the compact answer;
 - falseNF: NOT FOUND although a memory answers; NF ok: NOT FOUND on an unanswerable question;
-- spurAMB: AMBIGUOUS on a question that has one answer; stale: a corrected memory is BEST;
+- spurAMB: AMBIGUOUS on a question that has one answer; stale: a memory a later one corrects is BEST and is not gold;
 - clue: on ambiguous questions, AMBIGUOUS first and then the clue's memory as BEST;
 - tokens: size of the compact answer (median).
 A flat BM25 over whole memories (same terms, top 1) runs beside it as the baseline.
@@ -129,17 +130,17 @@ def score_question(q: dict, memory, owner: dict, corrected: set, flat: FlatBM25)
         "seconds": elapsed,
         "text": text,
     }
-    stale_ok = kind == "history"
-    row["best_ok"] = bool(
-        best_id in gold and (stale_ok or not (best.outdated or best_id in corrected))
-    )
+    # the writers' gold decides: a memory corrected later on one point can still be the
+    # answer on another (its SSH port after the VPS was resized); what must not happen is
+    # the answer flagged OUTDATED, except when an earlier state was asked for
+    row["best_ok"] = bool(best_id in gold and (kind == "history" or not best.outdated))
     pool = [owner.get(h.leaf_id, "?") for h in result.candidates] if result.ambiguous else ranked
     row["top3"] = bool(gold & set(pool[:3] if not result.ambiguous else pool))
     row["seen"] = visible(q.get("answer"), text)
     row["false_nf"] = bool(gold) and result.not_found
     row["nf_ok"] = not gold and result.not_found
     row["spurious_amb"] = kind != "ambiguous" and result.ambiguous
-    row["stale"] = bool(best_id and best_id in corrected and kind != "history")
+    row["stale"] = bool(best_id and best_id in corrected and best_id not in gold)
     if kind == "ambiguous":
         clue_gold = set(q.get("clue_gold") or [])
         flagged = result.ambiguous and len(gold & set(pool)) >= 2
