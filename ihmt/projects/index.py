@@ -19,6 +19,7 @@ equals the file's current lines.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -33,6 +34,7 @@ from ..ingest.reader import decode_bytes
 from ..store.atomic import atomic_write_text
 from ..store.layout import default_workspace
 from ..store.lock import StoreLock
+from ..text.tokenize import plain_terms
 from ..text.tokens import estimate_tokens
 from .excerpt import excerpt
 from .manifest import (
@@ -228,6 +230,17 @@ class ProjectMap:
 # -- the index -------------------------------------------------------------------------------
 
 
+def _code_terms(method):
+    """Run a ProjectIndex method with code's own terms (see tokenize.plain_terms)."""
+
+    @functools.wraps(method)
+    def wrapped(*args, **kwargs):
+        with plain_terms():
+            return method(*args, **kwargs)
+
+    return wrapped
+
+
 class ProjectIndex:
     """The code cache of one project folder; every public call syncs it first."""
 
@@ -274,6 +287,7 @@ class ProjectIndex:
         st = os.stat(self.manifest_path)
         self._manifest, self._manifest_key = manifest, (st.st_mtime_ns, st.st_size, st.st_ino)
 
+    @_code_terms
     def memory(self):
         """The project's private IHMT store (created on first use)."""
         if self._memory is not None:
@@ -306,6 +320,7 @@ class ProjectIndex:
             self._memory = None
 
     # -- sync --------------------------------------------------------------------------------
+    @_code_terms
     def sync(self, progress: Progress | None = None) -> SyncReport:
         """Bring the cache up to date with the project; a no-change sync only stats files."""
         started = time.perf_counter()
@@ -458,6 +473,7 @@ class ProjectIndex:
                 ) from None
         return normalize_subpath(raw)
 
+    @_code_terms
     def find_code(
         self,
         query: str,
@@ -598,6 +614,7 @@ class ProjectIndex:
         )
         return _merged(result, second, self.memory().config.ambiguity_margin)
 
+    @_code_terms
     def project_map(
         self, detail: str = "files", subpath: str = "", progress: Progress | None = None
     ) -> ProjectMap:

@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 from ihmt.text.stopwords import is_stopword
@@ -279,9 +282,26 @@ def is_term(token: str) -> bool:
     return not is_stopword(token)
 
 
+_PLAIN_TERMS: ContextVar[bool] = ContextVar("ihmt_plain_terms", default=False)
+
+
+@contextmanager
+def plain_terms() -> Iterator[None]:
+    """Index and query with the tokens as they are, without the vocabulary layer: code
+    search matches identifiers and has its own inflection rules (projects/naming.py), and
+    stemming there measured worse (find_code hit rate 70 % -> 66 % on 375 questions)."""
+    token = _PLAIN_TERMS.set(True)
+    try:
+        yield
+    finally:
+        _PLAIN_TERMS.reset(token)
+
+
 def terms(text: str) -> list[str]:
     """Tokens that BM25 indexes: stop words and single letters removed, each in its
     vocabulary form (aliases, glossary, light stemming: see ``vocabulary``)."""
+    if _PLAIN_TERMS.get():
+        return [t for t in tokenize(text) if is_term(t)]
     out = []
     for token in tokenize(text):
         if is_term(token):
