@@ -253,3 +253,23 @@ def test_facts_in_the_agents_words_are_tracked(memory):
     moved = memory.save("The user moved to Sevilla in June.", timestamp="2026-06-01T10:00:00")
     assert moved.facts == ["user::location = Sevilla"] and moved.notices
     assert memory.save("El usuario se ha mudado a Valencia.").facts == ["user::location = Valencia"]
+
+
+def test_before_a_linked_correction_answers_with_the_corrected_memory(memory):
+    old = memory.save("2026-03-02: staging is on PostgreSQL 16; the team knows it.").leaf_ids[0]
+    memory.save("My cousin Luis came to Benidorm with us in July 2024.")
+    new = memory.save(
+        "2026-11-20: staging is on PostgreSQL 17 now; the upgrade went fine.",
+        replaces="staging PostgreSQL 16",
+    )
+    assert new.replaced_id == old
+    before = memory.search("which postgres version was staging on before the upgrade?")
+    assert before.hits[0].leaf_id == old
+    now = memory.search("which postgres version is staging on?")
+    assert now.hits[0].leaf_id == new.leaf_ids[0]
+
+
+def test_a_fact_answered_from_the_timeline_names_no_missing_words(memory):
+    memory.save("2026-03-02: staging is on PostgreSQL 16.")
+    result = memory.search("which database runs staging")
+    assert "PostgreSQL 16" in result.best.content and result.missing_words == []

@@ -4,13 +4,16 @@ Re-ranking happens after the exact BM25 candidates are known:
 - a clue cross-references: candidates matching both the query and the clue x1.6, one side x0.7;
 - an OUTDATED leaf (corrected by a later memory, or holding a superseded fact) ranks after the
   current one and carries its notice; its replacement is pulled in if the descent missed it;
-- a query that names a year favours leaves dated in that year (history questions);
-- near-ties go to the more recent leaf (by the date the text talks about).
+- a query that names a year favours leaves dated in that year, one set "in March" that month;
+- near-ties go to the more recent leaf (by the date the text talks about);
+- memories saying the same thing about the question's words at different dates are one fact
+  over time: the newest answers a question about now, an earlier one a question about before
+  (search/intent.py); the others stay listed and are no AMBIGUOUS rivals.
 
 Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's idf mass that
 the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
-different memories are tied within ambiguity_margin *and* match the same query words, so
-nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
+different memories are tied within ambiguity_margin, match the same query words *and* hold at
+least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
 stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and every
 query word it contains is common (in at least COMMON_SHARE of the leaves), or it covers less
 than MIN_COVERAGE whatever it matched.
@@ -133,11 +136,17 @@ class SearchEngine:
         result.total_leaves = n
         dfs = self.catalog.document_frequencies(query.all_terms)
         weights = self.navigator.weights(query, n, dfs)
-        result.missing_words = _surface_words(
-            query.text, {t for t in query.terms if not dfs.get(t)}
-        )
         time = self.time_context()
         facts = time.fact_answers(query.text) if not query.clue_terms else []
+        history = asks_history(query.text)
+        if history and len(facts) >= 2 and facts[0][1] and not year_mentions(query.text):
+            # "which database was staging on before the upgrade?": the value before the
+            # current one answers; the current one follows as what changed since
+            facts = [(facts[1][0], True), (facts[0][0], False), *facts[2:]]
+        if not facts:  # a tracked fact answers through its cue words, not the text's words
+            result.missing_words = _surface_words(
+                query.text, {t for t in query.terms if not dfs.get(t)}
+            )
         # A leaf that holds the value asked for answers this question, even when another fact
         # it states has changed since ("where do I work?" -> the entry that also names the old
         # city): its notices still show, but it is not OUTDATED for this question.
@@ -164,7 +173,6 @@ class SearchEngine:
             result.reason = "no memory contains any of these words"
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
-        history = asks_history(query.text)
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, history)
@@ -173,7 +181,7 @@ class SearchEngine:
             query,
             full_idf,
             history,
-            set(time.replaced_by),
+            time.replaced_by,
             self._idf_of(ranked, n),
             self._content_of,
         )
@@ -296,7 +304,8 @@ class SearchEngine:
         words = {t for c in ranked[:RESTATE_WINDOW] for t in (c.ref.get("tf") or ())}
         dfs = self.catalog.document_frequencies(words) if words else {}
         # a word in half the memories or more (a tag every saved memory has) says nothing
-        return {t: idf(dfs.get(t, 0), max(n, 1)) if dfs.get(t, 0) * 2 < n else 0.0 for t in words}
+        common = (lambda t: dfs.get(t, 0) * 2 >= n) if n >= 20 else (lambda t: False)
+        return {t: 0.0 if common(t) else idf(dfs.get(t, 0), max(n, 1)) for t in words}
 
     def _inject_facts(self, ranked: list, facts: list[tuple[str, bool]], query) -> list:
         """A question about a tracked fact is answered by the memory holding the value asked
@@ -472,7 +481,7 @@ def _order_by_time(
     query,
     full_idf: dict,
     history: bool,
-    corrected: set[str] = frozenset(),
+    corrected: dict[str, str] | None = None,
     word_idf: dict[str, float] | None = None,
     content_of: Callable[[Candidate], str] | None = None,
 ) -> list:
@@ -497,6 +506,13 @@ def _order_by_time(
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if cand.adjusted < floor * top or _same_document(cand, lead):
+            continue
+        corrected = corrected or {}
+        if (
+            corrected.get(cand.ref["id"]) == lead.ref["id"]
+            or corrected.get(lead.ref["id"]) == (cand.ref["id"])
+        ):
+            group.append(cand)  # linked by replaces / mark_outdated: one fact, by definition
             continue
         words = {t for t in query.terms if t in cand.matched}
         shared = mass(words & lead_words)
@@ -524,7 +540,7 @@ def _order_by_time(
     if history:
         chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
     else:
-        current = [c for c in eligible if c.ref["id"] not in corrected] or eligible
+        current = [c for c in eligible if c.ref["id"] not in (corrected or {})] or eligible
         chosen = current[-1]
     for cand in group:
         cand.restated = cand is not chosen
