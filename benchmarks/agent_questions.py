@@ -286,9 +286,16 @@ def main(argv: list[str] | None = None) -> int:
         report.append("")
         for key, value in summary(rows).items():
             print(f"  {key:16} {value}")
+            report.append(f"- {key}: {value}")
+        report.append("")
         table = kind_table(rows)
         print(table)
         report += [table, ""]
+    for label, members in SETS.items():
+        chosen = [r for r in all_rows if r["corpus"] in members]
+        if chosen and len(names) > len(members):
+            report += [f"### all {label} corpora", ""]
+            report += [f"- {key}: {value}" for key, value in summary(chosen).items()] + [""]
     if len(names) > 1:
         print("\n== all")
         for key, value in summary(all_rows).items():
