@@ -795,10 +795,13 @@ def disk_trouble(exc: BaseException, path: Path) -> str:
     return ""
 
 
-def read_only_error(
-    root: Path, detail: str, advice: str = "nothing was changed"
-) -> StoreWriteError:
-    """The one message every refused write (or unreadable catalog) on a read-only store gives."""
+def read_only_error(root: Path, detail: str, advice: str = "") -> StoreWriteError:
+    """The one message every refused write (or unreadable catalog) on a read-only store gives;
+    by default it names the fix (write access for this user) and that nothing changed."""
+    advice = advice or (
+        f"nothing was changed; to write, give this user write access (`chmod -R u+w {root}`, "
+        "or run ihmt as the store's owner)"
+    )
     return StoreWriteError(f"the memory at {root} is read-only: {detail}; {advice}")
 
 
