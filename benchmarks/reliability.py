@@ -8,6 +8,11 @@
    kill the store must open, readers must find every reported save, and one write (or check
    --repair where check asks for it) must leave a valid tree; at the end the leaf set must equal
    a crash-free run of the same operations.
+3. Faults (benchmarks/faults.py, issue 20): kill -9 landing inside rebuild, consolidate,
+   ingest, sync pull (a local bare git repository as the remote) and forget; a full disk (a
+   small tmpfs, skipped with the reason where it cannot be mounted); a read-only store; an
+   unreadable leaf. Each reports memories lost, memories silently unfindable (unfound while the
+   answer carries no notice), and whether the message named the right fix.
 
 The child processes, checks and counters are the ones tests/test_concurrency.py and
 tests/test_crash.py use (tests/helpers_procs.py), here at full size. Writes a section to
@@ -15,6 +20,7 @@ benchmarks/RESULTS.md; exits 1 if any promise was broken.
 
     python3 benchmarks/reliability.py                 # 8 x 250 saves, MCP 4 x 50, 200 kills
     python3 benchmarks/reliability.py --quick         # a small smoke run, nothing written
+    python3 benchmarks/reliability.py --faults-only   # part 3 alone (its section only)
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import time
 from pathlib import Path
 
 from common import ROOT, machine, write_section
+from faults import KILLS, KILLS_FULL, main_faults
 
 sys.path.insert(0, str(ROOT))
 
@@ -42,6 +49,7 @@ from tests.helpers_procs import (  # noqa: E402
 )
 
 SECTION = "Reliability: many writers and crashes (benchmarks/reliability.py)"
+FAULTS_SECTION = "Reliability: fault injection (benchmarks/reliability.py)"
 
 
 def part_writers(base: Path, processes: int, saves: int) -> dict:
@@ -193,12 +201,24 @@ def main() -> int:
     parser.add_argument("--campaigns", type=int, default=4)
     parser.add_argument("--max-delay", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=20251129)
+    parser.add_argument("--fault-memories", type=int, default=300)
+    parser.add_argument("--faults-only", action="store_true", help="only the fault cases")
     parser.add_argument("--quick", action="store_true", help="small sizes; RESULTS.md untouched")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     if args.quick:
-        args.processes, args.saves, args.mcp_servers, args.mcp_saves = 4, 10, 2, 5
-        args.trials, args.campaigns, args.no_write = 6, 1, True
+        args.processes, args.saves, args.mcp_servers, args.mcp_saves = 2, 5, 1, 3
+        args.trials, args.campaigns, args.no_write = 3, 1, True
+        args.fault_memories = 12
+    start = time.monotonic()
+    print(f"faults: stores of {args.fault_memories} memories", flush=True)
+    faults, faults_broken = main_faults(args.fault_memories, KILLS if args.quick else KILLS_FULL)
+    faults = f"Machine: {machine()}. Run time {time.monotonic() - start:.0f} s.\n\n" + faults
+    print(faults)
+    if not args.no_write:
+        write_section(FAULTS_SECTION, faults)
+    if args.faults_only:
+        return 1 if faults_broken else 0
     base = Path(tempfile.mkdtemp(prefix="ihmt-reliability-"))
     start = time.monotonic()
     try:
@@ -215,7 +235,8 @@ def main() -> int:
     if not args.no_write:
         write_section(SECTION, body)
     broken = (
-        writers["lost_long_lived"]
+        faults_broken
+        + writers["lost_long_lived"]
         + writers["lost_fresh"]
         + len(writers["check_problems"])
         + len(writers["tree_problems"])

@@ -8,9 +8,11 @@ answer = memory.search("Luis vacaciones")
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -775,6 +777,8 @@ class IHMT:
             report = self.store.check()
         except CatalogDamagedError as exc:
             report = CheckReport(problems=[str(exc)])
+        else:
+            self._note_unreadable(len(set(report.unreadable)))
         why = self.catalog.incomplete()
         if why:
             report.problems.append(f"the index is incomplete ({why}); run `ihmt rebuild`")
@@ -786,6 +790,14 @@ class IHMT:
                 "rebuilt the catalog, the tree and the trunk from the leaves"
             ]
         return report
+
+    def _note_unreadable(self, count: int) -> None:
+        """Keep the catalog's unreadable count (what searches report) in line with what check
+        just found. Best effort: a store this process may not write keeps the old count."""
+        if count == self.catalog.unreadable():
+            return
+        with contextlib.suppress(IHMTError, sqlite3.Error), self.catalog.transaction() as conn:
+            self.catalog.set_unreadable(conn, count)
 
     def quarantine(self) -> list[QuarantinedFile]:
         """What quarantine/ holds: each file's name, original place and why it was moved."""
@@ -844,6 +856,8 @@ class IHMT:
             notes = self.store.reindex_from_leaves()
             self._replay_records()
             self.tree.consolidate(force=False)
+            with self.catalog.transaction() as conn:  # searches report what they cannot see
+                self.catalog.set_unreadable(conn, self.store.unreadable_count())
         notes += swapped
         self.tree.save_root()
         self.store.remove_stray_branches()
@@ -892,8 +906,10 @@ class IHMT:
                 notes.append(f"indexed {len(fresh)} new leaf/leaves")
             self._replay_records()
             self.tree.consolidate(force=False)
+            unreadable = self.store.unreadable_count()
             with self.catalog.transaction() as conn:
                 self.catalog.clear_incomplete(conn)
+                self.catalog.set_unreadable(conn, unreadable)
                 self._bump_keeping_trunk(conn)
             self.tree.save_root()
         return notes

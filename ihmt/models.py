@@ -84,7 +84,10 @@ class SearchResult:
     # words of the question that no memory contains (in any inflection): the best memory
     # may be about the subject without answering what was asked
     missing_words: list[str] = field(default_factory=list)
-    index_incomplete: str = ""  # set when the catalog may lack memories (a killed indexing)
+    # why this answer may lack memories (a killed indexing, memory files this user may not
+    # read); "" when the index is whole. Shown as a NOTICE; a NOT FOUND then has confidence 0
+    index_incomplete: str = ""
+    unreadable_leaves: int = 0  # memory files search cannot see for lack of permission
 
     @property
     def best(self) -> Hit | None:

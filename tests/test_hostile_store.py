@@ -10,6 +10,7 @@ rebuilt, the body kept byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -412,6 +413,99 @@ def test_an_unreadable_leaf_is_named_and_never_quarantined(template):
         assert WORDS[0] in found.stdout, found.stdout
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def store_as_nobody(template: Path):
+    """A copy of the template store owned by the unprivileged user (when we are root), and a
+    ``cli(*argv)`` that runs ihmt as that user, so a ``chmod 0`` really refuses the read."""
+    from tests.test_crash import _unprivileged
+
+    python, user, reason = _unprivileged()
+    if python is None:
+        pytest.skip(reason)
+    base = Path(tempfile.mkdtemp(prefix="ihmt-perm-"))
+    try:
+        os.chmod(base, 0o755)
+        ws = base / "ws"
+        shutil.copytree(template, ws)
+        if user:
+            import pwd
+
+            entry = pwd.getpwnam(user)
+            for path in [ws, *ws.rglob("*")]:
+                os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+
+        def cli(*argv: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [python, str(Path(__file__).parents[1] / "main.py"), "--path", str(ws), *argv],
+                user=user or None,
+                cwd=str(base),
+                env={"HOME": str(base), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+
+        yield ws, cli, (python, user)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+BLIND = "1 memory file(s) cannot be read (permission denied)"
+
+
+def test_search_says_when_memory_files_cannot_be_read(template):
+    with store_as_nobody(template) as (ws, cli, _):
+        locked = leaf_with(ws, WORDS[0])
+        locked.chmod(0)
+        # indexed before it became unreadable: the search that matches it is refused the read
+        out = cli("search", WORDS[0]).stdout
+        assert "NOT FOUND IN THE INDEX" in out and BLIND in out and "`ihmt check`" in out, out
+        assert "confidence 0.00" in out, out
+        # check records the count: every answer says so, without listing layer_0
+        assert cli("check").returncode == 1
+        other = cli("search", WORDS[1]).stdout
+        assert WORDS[1] in other and f"NOTICE: {BLIND}" in other, other
+        # after a rebuild the memory is not in the index at all; the count still speaks
+        assert cli("rebuild").returncode == 0
+        gone = cli("search", WORDS[0]).stdout
+        assert "NOT FOUND IN THE INDEX" in gone and BLIND in gone, gone
+        assert "confidence 0.00" in gone, gone
+        data = json.loads(cli("search", WORDS[0], "--json").stdout)
+        assert data["unreadable_leaves"] == 1 and data["not_found"], data
+        assert data["confidence"] == 0.0 and BLIND in data["index_incomplete"], data
+        # fixed, a rebuild finds none and clears the notice
+        locked.chmod(0o644)
+        assert cli("check", "--repair").returncode == 0
+        back = cli("search", WORDS[0]).stdout
+        assert WORDS[0] in back and "cannot be read" not in back, back
+
+
+def test_reconcile_records_and_clears_the_unreadable_count(template):
+    with store_as_nobody(template) as (ws, cli, (python, user)):
+
+        def reconcile() -> None:
+            code = "import sys; from ihmt import IHMT; IHMT.open(sys.argv[1]).reconcile()"
+            done = subprocess.run(
+                [python, "-c", code, str(ws)],
+                user=user or None,
+                cwd=str(Path(__file__).parents[1]),
+                env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+
+        locked = leaf_with(ws, WORDS[2])
+        locked.chmod(0)
+        reconcile()
+        assert BLIND in cli("search", WORDS[1]).stdout
+        locked.chmod(0o644)
+        reconcile()
+        out = cli("search", WORDS[1]).stdout
+        assert WORDS[1] in out and "cannot be read" not in out, out
 
 
 # -- 7. damage that leaves the body intact ------------------------------------------------------------

@@ -181,6 +181,7 @@ def test_library_writes_refuse_with_one_line_and_change_nothing(ro, operation):
         WRITES[operation](memory, words)
     _assert_one_line_read_only(str(caught.value), workspace)
     assert "nothing was changed" in str(caught.value)
+    assert "chmod -R u+w" in str(caught.value)  # the message names the fix
     assert all(findable(memory, w) for w in words)  # still answers after the refusal
     memory.close()
     assert _snapshot(workspace) == before

@@ -487,6 +487,33 @@ def test_sync_killed_at_a_step_recovers(tmp_path, diverged, step):
     assert fingerprint(a) == fingerprint(b)
 
 
+def test_a_sync_killed_after_its_merge_is_not_silently_blind(tmp_path):
+    """The merge puts the peer's files in layer_0 before they are indexed: a search in that
+    state says the index is incomplete (confidence 0), never a confident NOT FOUND."""
+    remote = make_remote(tmp_path)
+    a, b = new_store(tmp_path, "a"), new_store(tmp_path, "b")
+    save(a, "The build cache lives on the ramdisk")
+    sync(a, remote)
+    sync(b, remote)
+    save(b, "The staging gateway certificate is renewed by quokkabot")
+    sync(b)
+    proc = run_sync_process(a, crash="merged")
+    proc.wait(timeout=60)
+    assert proc.returncode == -9, proc.stderr.read().decode()
+    proc.stderr.close()
+    assert any(p.read_text().find("quokkabot") >= 0 for p in (a / "ihmt_memory").rglob("*.txt"))
+    memory = IHMT.open(a)
+    result = memory.search("quokkabot")
+    assert result.not_found and result.confidence == 0.0
+    assert "sync was interrupted" in result.index_incomplete, result.index_incomplete
+    memory.close()
+    sync(a)
+    memory = IHMT.open(a)
+    result = memory.search("quokkabot")
+    assert not result.not_found and not result.index_incomplete
+    memory.close()
+
+
 def test_sync_killed_at_timed_instants_during_a_big_pull(tmp_path):
     remote = make_remote(tmp_path)
     a, b = new_store(tmp_path, "a"), new_store(tmp_path, "b")

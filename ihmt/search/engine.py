@@ -21,6 +21,7 @@ than MIN_COVERAGE whatever it matched.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,21 +111,30 @@ class SearchEngine:
         """``leaf_filter(ref)`` keeps or drops a leaf during the descent (scope, path prefix);
         ``boost(ref, score)`` re-weights a candidate before judging (e.g. code-aware ranking).
 
-        On a catalog marked incomplete (an indexing pass was killed) the answer says so: a
-        notice on every answer, and NOT FOUND carries no confidence."""
-        result = self._search(text, clue, top_k, leaf_filter, boost)
+        On a catalog marked incomplete (an indexing pass was killed), or when memory files
+        cannot be read (the count the last rebuild, check or reconcile recorded, or a matching
+        leaf this search was refused), the answer says so: a notice on every answer, and NOT
+        FOUND carries no confidence. Two meta lookups; layer_0 is never listed here."""
+        denied: set[str] = set()
+        result = self._search(text, clue, top_k, leaf_filter, boost, denied)
+        blind = []
         why = self.catalog.incomplete()
         if why:
-            result.index_incomplete = (
+            blind.append(
                 f"the index is incomplete ({why}); memories may be missing from this answer — "
                 "run `ihmt rebuild`"
             )
-            result.notices.insert(0, result.index_incomplete)
+        result.unreadable_leaves = max(self.catalog.unreadable(), len(denied))
+        if result.unreadable_leaves:
+            blind.append(unreadable_notice(result.unreadable_leaves))
+        if blind:
+            result.index_incomplete = "; and ".join(blind)
+            result.notices[:0] = blind
             if result.not_found:
                 result.confidence = 0.0
         return result
 
-    def _search(self, text, clue, top_k, leaf_filter, boost) -> SearchResult:
+    def _search(self, text, clue, top_k, leaf_filter, boost, denied: set[str]) -> SearchResult:
         top_k = max(1, min(int(top_k), 50))
         query = parse_query(text, clue)
         result = SearchResult(query=query.text, clue=query.clue)
@@ -189,6 +199,8 @@ class SearchEngine:
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering)
             if hit is None:
+                if self._denied(cand.ref["id"]):
+                    denied.add(cand.ref["id"])
                 continue
             result.leaf_reads += 1
             hits.append(hit)
@@ -384,6 +396,14 @@ class SearchEngine:
             return read_leaf_file(self.tree.layout.root / row["path"])
         except (OSError, StoreCorruptError):
             return None
+
+    def _denied(self, leaf_id: str) -> bool:
+        """True when the leaf file exists but this process may not read it (not damage)."""
+        row = self.catalog.leaf_row(leaf_id)
+        if row is None:
+            return False
+        path = self.tree.layout.root / row["path"]
+        return path.exists() and not os.access(path, os.R_OK)
 
     def _hit(
         self, cand: Candidate, time: TimeContext, answering: frozenset[str] | set[str] = frozenset()
@@ -612,3 +632,11 @@ def result_is_outdated(cand: Candidate, result: SearchResult) -> bool:
         if hit.leaf_id == cand.ref["id"]:
             return hit.outdated
     return False
+
+
+def unreadable_notice(count: int) -> str:
+    """The one line every answer carries while memory files cannot be read."""
+    return (
+        f"{count} memory file(s) cannot be read (permission denied); answers may miss them — "
+        "see `ihmt check`"
+    )

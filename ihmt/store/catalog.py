@@ -321,6 +321,21 @@ class Catalog:
         except StoreCorruptError:
             return ""
 
+    def unreadable(self) -> int:
+        """How many leaf files the last full pass (rebuild, check, reconcile) could not read
+        for lack of permission: search cannot see them, and says so. One indexed lookup."""
+        try:
+            return max(0, int(self.meta("unreadable", "0")))
+        except (StoreCorruptError, ValueError):
+            return 0
+
+    def set_unreadable(self, conn: sqlite3.Connection, count: int) -> None:
+        """Record the unreadable count a pass found; a pass that finds none clears it."""
+        if count > 0:
+            self.set_meta(conn, "unreadable", int(count))
+        else:
+            conn.execute("DELETE FROM meta WHERE key='unreadable'")
+
     def mark_incomplete(self, why: str) -> None:
         with self.transaction() as conn:
             self.set_meta(conn, "incomplete", why)
@@ -780,10 +795,13 @@ def disk_trouble(exc: BaseException, path: Path) -> str:
     return ""
 
 
-def read_only_error(
-    root: Path, detail: str, advice: str = "nothing was changed"
-) -> StoreWriteError:
-    """The one message every refused write (or unreadable catalog) on a read-only store gives."""
+def read_only_error(root: Path, detail: str, advice: str = "") -> StoreWriteError:
+    """The one message every refused write (or unreadable catalog) on a read-only store gives;
+    by default it names the fix (write access for this user) and that nothing changed."""
+    advice = advice or (
+        f"nothing was changed; to write, give this user write access (`chmod -R u+w {root}`, "
+        "or run ihmt as the store's owner)"
+    )
     return StoreWriteError(f"the memory at {root} is read-only: {detail}; {advice}")
 
 

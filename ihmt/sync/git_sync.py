@@ -268,6 +268,9 @@ def _local_phase(
     post = before_merge
     if target and not (before_merge and git.ok("merge-base", "--is-ancestor", target, "HEAD")):
         check_target(git, target, url or "origin")
+        # the merge puts files in layer_0 before they are indexed: until the reconcile below
+        # ends, searches must say the index may lack them (a killed sync leaves this mark)
+        memory.catalog.mark_incomplete("a sync was interrupted after merging files from the remote")
         report.notes += merge(git, root, target, url or "origin")
         post = git.rev("HEAD")
     _crash_point("merged")
