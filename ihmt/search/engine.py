@@ -31,7 +31,7 @@ from ..errors import StoreCorruptError
 from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
 from ..text.dates import year_mentions
-from ..text.tokenize import is_term, tokenize
+from ..text.tokenize import is_term, terms, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref
@@ -594,12 +594,19 @@ def _surface_words(text: str, wanted: set[str]) -> list[str]:
     return out[:8]
 
 
+def _label_terms(ref: dict) -> set[str]:
+    """Terms a leaf is indexed under for its tags and source name ("type:generic", "memory"),
+    which every saved memory shares: they say nothing about its subject."""
+    name = (ref.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return set(terms(" ".join(ref.get("tags") or ()) + " " + name))
+
+
 def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
     """Share of the words besides the question's that two memories have in common, each
     word weighted by its rarity: a new value of one fact keeps its subject's words, two
     people or services of one name do not."""
-    wa = set(a.ref.get("tf") or ()) - asked
-    wb = set(b.ref.get("tf") or ()) - asked
+    wa = set(a.ref.get("tf") or ()) - asked - _label_terms(a.ref)
+    wb = set(b.ref.get("tf") or ()) - asked - _label_terms(b.ref)
 
     def mass(words: set[str]) -> float:
         return sum(word_idf.get(t, 1.0) for t in words)
