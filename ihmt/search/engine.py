@@ -21,6 +21,7 @@ than MIN_COVERAGE whatever it matched.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -515,7 +516,7 @@ def _order_by_time(
     top = max(lead.adjusted, 1e-9)
 
     def mass(words: set[str]) -> float:
-        return sum(full_idf.get(t, 0.0) for t in words)
+        return math.fsum(full_idf.get(t, 0.0) for t in words)
 
     lead_words = {t for t in query.terms if t in lead.matched}
     # a question about before names the change ("before the migration"), which the newer
@@ -609,7 +610,7 @@ def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
     wb = set(b.ref.get("tf") or ()) - asked - _label_terms(b.ref)
 
     def mass(words: set[str]) -> float:
-        return sum(word_idf.get(t, 1.0) for t in words)
+        return math.fsum(word_idf.get(t, 1.0) for t in words)
 
     smaller = min(mass(wa), mass(wb))
     return mass(wa & wb) / smaller if smaller > 0 else 0.0

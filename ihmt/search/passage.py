@@ -61,7 +61,7 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
             found |= line_terms[end]
             end += 1
         end = max(end, start + 1)
-        score = sum(weight[t] for t in found)
+        score = math.fsum(weight[t] for t in found)  # exact: the same whatever the set order
         if best is None or score > best[0]:
             best = (score, start, end)
     if best is None:
