@@ -62,6 +62,8 @@ def site(tmp_path_factory):
     ).start()
     shots = Path(os.environ.get("IHMT_SCREENSHOTS_DIR") or base / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
+    scratch = base / "scratch-shots"
+    scratch.mkdir()
     yield {
         "server": server,
         "memory": memory,
@@ -69,6 +71,7 @@ def site(tmp_path_factory):
         "project": project,
         "workspace": workspace,
         "shots": shots,
+        "scratch": scratch,
     }
     server.shutdown()
     server.server_close()
@@ -91,8 +94,8 @@ def context(browser):
     context.close()
 
 
-@pytest.fixture
-def page(context, site):
+def watched_page(context, site):
+    """A page on the GUI that records every script error, CSP violation and failed call."""
     page = context.new_page()
     page.set_default_timeout(10_000)
     problems: list[str] = []
@@ -104,9 +107,15 @@ def page(context, site):
     page.problems = problems  # a test that provokes an error on purpose clears it
     page.goto(site["server"].url)
     page.wait_for_selector("body.ready")
+    return page
+
+
+@pytest.fixture
+def page(context, site):
+    page = watched_page(context, site)
     yield page
     page.close()
-    assert not problems, problems  # no script error, no CSP violation, no failed API call
+    assert not page.problems, page.problems  # no script error, no CSP violation, no failed call
 
 
 def shot(page, site, name: str) -> None:
@@ -270,3 +279,90 @@ def test_setup_preview_equals_what_is_written(page, site):
     page.click("[data-mode=claude]")
     command = page.inner_text(".cmd-claude pre")
     assert command.startswith("claude mcp add ihmt-memory -s user -e IHMT_HOME=")
+
+
+# -- every screen, at every width, in both languages -----------------------------------------------
+WIDTHS = (390, 768, 1280)
+LANGUAGES = ("en", "es")
+
+
+def set_language(page, lang: str) -> None:
+    page.click(f"[data-lang={lang}]")
+    page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
+
+
+def visit_screens(page):
+    """Walk every screen with real content on it; yields a name once each one is drawn."""
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-agent")
+    yield "setup"
+    page.click("#choose-memory")
+    page.wait_for_selector("#folder-list .folder")
+    yield "folder-dialog"
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#modal", state="hidden")
+    page.click("[data-tab=explore]")
+    branch = descend_to_leaves(open_domain(page, "personal"))
+    leaf = branch.locator("> ul > .tnode-leaf").last
+    leaf.locator("> .trow").click()
+    leaf.locator(".leaf-text").wait_for()
+    yield "explore"
+    page.click("[data-tab=diagnose]")
+    for query, marker, name in (
+        ("reserveStock soft hold", "#diag-best", "diagnose"),
+        ("Luis", "#diag-candidates", "diagnose-ambiguous"),
+        ("xylophone quasar", "#diag-verdict.notfound", "diagnose-not-found"),
+    ):
+        page.fill("#diag-query", query)
+        page.click("#diag-form button[type=submit]")
+        page.wait_for_selector(marker)
+        yield name
+    page.click("[data-tab=timeline]")
+    page.wait_for_selector(".tl-card")
+    yield "timeline"
+
+
+def header_problems(page) -> list[str]:
+    """Tabs and language buttons that are off-screen, clipped or off the dark header bar."""
+    return page.evaluate(
+        """() => {
+        const out = [];
+        const bar = document.querySelector('.topbar').getBoundingClientRect();
+        for (const el of document.querySelectorAll('[data-tab], [data-lang]')) {
+          const r = el.getBoundingClientRect();
+          const name = el.dataset.tab || el.dataset.lang;
+          if (r.width < 1 || r.height < 1) out.push(name + ' is not shown');
+          if (r.left < 0 || r.right > innerWidth) out.push(name + ' is outside the window');
+          if (r.top < bar.top || r.bottom > bar.bottom + 0.5 || r.left < bar.left || r.right > bar.right)
+            out.push(name + ' falls out of the header bar');
+          if (el.scrollWidth > el.clientWidth + 1) out.push(name + ' has its label cut');
+          if (parseFloat(getComputedStyle(el).fontSize) < 12) out.push(name + ' is smaller than 12px');
+        }
+        return out;
+    }"""
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_screen_fits_the_window(browser, site, width, lang):
+    context = browser.new_context(viewport={"width": width, "height": 844}, locale="en-US")
+    page = watched_page(context, site)
+    try:
+        set_language(page, lang)
+        for screen in visit_screens(page):
+            overflow = page.evaluate(
+                "() => [document.scrollingElement.scrollWidth, window.innerWidth]"
+            )
+            assert overflow[0] <= overflow[1], (screen, overflow)
+            assert header_problems(page) == [], screen
+            if screen == "folder-dialog":
+                box = page.locator(".modal-card").bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, box
+                assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+            page.screenshot(path=str(site["scratch"] / f"{screen}-{width}-{lang}.png"))
+            if (width, lang, screen) == (390, "en", "explore"):
+                shot(page, site, "narrow")
+        assert not page.problems, page.problems
+    finally:
+        context.close()

@@ -642,7 +642,7 @@
       const span = timeSpan(d);
       const wrap = h('div', { class: 'tl-list' });
       root.appendChild(wrap);
-      const width = Math.max(640, Math.min(1180, (root.clientWidth || 1100) - 48));
+      const width = Math.max(260, Math.min(1180, (root.clientWidth || 1100) - 40));
       for (const k of keys) {
         wrap.appendChild(h('div', { class: 'card tl-card', dataset: { key: k.key } },
           h('div', { class: 'tl-head' },
@@ -723,13 +723,27 @@
         g.appendChild(h('svg:line', { class: 'tl-link', x1: x2, x2: x2, y1: y + 27, y2: y + rowH + 18 }));
       }
       const label = `${p.value}  ·  ${dayRange(p.valid_from, p.valid_to) || day(p.valid_from)}${active ? '  ·  ' + t('tl.active_now') : ''}`;
-      const anchorEnd = x1 > left + inner * 0.55;
+      // keep the label inside the drawing: start it at the bar, or end it at the bar's end
+      const text = clip(label, Math.max(16, Math.floor(inner / 6.8)));
+      const textW = text.length * 6.8;
+      let anchorEnd = x1 > left + inner * 0.55;
+      let tx = anchorEnd ? x2 : x1;
+      if (!anchorEnd && tx + textW > width - right) {
+        anchorEnd = true; tx = Math.min(width - right, Math.max(x2, left + textW));
+      }
+      if (anchorEnd && tx - textW < left) {
+        anchorEnd = false; tx = Math.max(left, Math.min(x1, width - right - textW));
+      }
       g.appendChild(h('svg:text', {
-        class: 'tl-label', x: anchorEnd ? x2 : x1, y: y + 13, 'text-anchor': anchorEnd ? 'end' : 'start',
-      }, label.length > 110 ? label.slice(0, 108) + '…' : label));
+        class: 'tl-label', x: tx, y: y + 13, 'text-anchor': anchorEnd ? 'end' : 'start',
+      }, text));
       svg.appendChild(g);
     });
     return svg;
+  }
+
+  function clip(text, max) {
+    return text.length > max ? text.slice(0, max - 1) + '…' : text;
   }
 
   function ticks(span) {
@@ -1080,6 +1094,11 @@
     document.querySelectorAll('[data-tab]').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
     document.querySelectorAll('[data-lang]').forEach((b) => b.addEventListener('click', () => setLanguage(b.dataset.lang)));
     document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !$('#modal').hidden) folderDialog.close(); });
+    let resizeTimer = null;
+    window.addEventListener('resize', () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => { if (state.tab === 'timeline' && timeline.rendered) timeline.render(); }, 150);
+    });
     try {
       await refreshInfo();
     } catch (err) {
