@@ -40,6 +40,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+# axe-core from npm (.ci/run installs it: npm install --prefix .cache/axe axe-core@4)
+AXE_JS = Path(os.environ.get("IHMT_AXE_JS") or ROOT / ".cache/axe/node_modules/axe-core/axe.min.js")
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 OTHER_SERVER = {"command": "npx", "args": ["-y", "@example/other-mcp"]}
 
 
@@ -366,3 +369,95 @@ def test_every_screen_fits_the_window(browser, site, width, lang):
         assert not page.problems, page.problems
     finally:
         context.close()
+
+
+# -- accessibility ------------------------------------------------------------------------------
+def axe_violations(page, source: str) -> list[str]:
+    """Serious and critical WCAG 2.2 AA (and best-practice) violations axe-core finds now."""
+    page.evaluate(source)  # through the debugger protocol, so the page's CSP does not apply
+    found = page.evaluate(
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(r =>
+            r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+              .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))""",
+        AXE_TAGS,
+    )
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("width", (390, 1280))
+def test_axe_finds_no_serious_violation_on_any_screen(browser, site, width, lang):
+    if not AXE_JS.is_file():
+        pytest.skip(
+            f"axe-core is not installed at {AXE_JS} (npm install --prefix .cache/axe axe-core@4)"
+        )
+    source = AXE_JS.read_text(encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 844}, locale="en-US")
+    page = watched_page(context, site)
+    try:
+        set_language(page, lang)
+        report = {screen: axe_violations(page, source) for screen in visit_screens(page)}
+        assert report == {screen: [] for screen in report}
+        assert len(report) == 7
+    finally:
+        context.close()
+
+
+def focused(page) -> str:
+    return page.evaluate(
+        "() => { const a = document.activeElement; return a.id || a.dataset.tab || a.className; }"
+    )
+
+
+def test_tabs_move_with_the_arrow_keys(page):
+    page.focus("[data-tab=explore][aria-selected=true]")
+    assert page.get_attribute("#tab-explore", "aria-controls") == "view-explore"
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == "tab-diagnose"
+    assert page.is_visible("#view-diagnose") and not page.is_visible("#view-explore")
+    page.keyboard.press("End")
+    assert focused(page) == "tab-timeline" and page.is_visible("#view-timeline")
+    page.keyboard.press("ArrowRight")  # wraps round
+    assert focused(page) == "tab-setup" and page.is_visible("#view-setup")
+    page.keyboard.press("ArrowLeft")
+    assert focused(page) == "tab-timeline"
+    tabindexes = page.eval_on_selector_all("[role=tab]", "els => els.map(e => e.tabIndex)")
+    assert sorted(tabindexes) == [-1, -1, -1, 0]  # one tab stop for the whole list
+
+
+def test_tree_opens_and_walks_with_the_keyboard(page):
+    page.click("[data-tab=explore]")
+    first = page.locator(".tnode-domain > .trow").first
+    first.focus()
+    page.keyboard.press("ArrowRight")  # opens the domain
+    page.wait_for_selector(".tnode-domain.open > ul > li")
+    assert page.get_attribute(".tnode-domain >> nth=0", "aria-expanded") == "true"
+    page.keyboard.press("ArrowRight")  # enters its first child
+    child = page.evaluate(
+        "document.activeElement.parentElement.parentElement.parentElement.className"
+    )
+    assert "tnode-domain" in child
+    page.keyboard.press("ArrowLeft")  # back to the domain (the child is closed)
+    assert page.evaluate("document.activeElement.parentElement.classList.contains('tnode-domain')")
+    page.keyboard.press("ArrowLeft")  # closes it
+    page.wait_for_selector(".tnode-domain.open", state="detached")
+    page.keyboard.press("ArrowDown")
+    second = page.evaluate(
+        "document.activeElement === document.querySelectorAll('.tnode-domain > .trow')[1]"
+    )
+    assert second
+
+
+def test_folder_dialog_takes_focus_and_escape_gives_it_back(page):
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-agent")
+    page.focus("#choose-memory")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#folder-list .folder")
+    page.wait_for_function("document.querySelector('#modal').contains(document.activeElement)")
+    for _ in range(12):  # Tab never leaves the dialog
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.querySelector('#modal').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#modal")
+    assert focused(page) == "choose-memory"

@@ -65,6 +65,7 @@
       el.placeholder = t(el.dataset.i18nPlaceholder);
     });
     document.querySelectorAll('[data-i18n-title]').forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+    document.querySelectorAll('[data-i18n-aria]').forEach((el) => { el.setAttribute('aria-label', t(el.dataset.i18nAria)); });
     document.querySelectorAll('[data-lang]').forEach((el) => {
       el.classList.toggle('active', el.dataset.lang === state.lang);
       el.setAttribute('aria-pressed', String(el.dataset.lang === state.lang));
@@ -175,7 +176,7 @@
 
   function codeBlock(text, cls) {
     return h('div', { class: ['code-wrap', cls] },
-      h('pre', { class: 'code' }, text),
+      h('pre', { class: 'code', tabindex: '0' }, text),
       h('button', { class: 'btn small ghost copy', type: 'button', onclick: () => copyText(text) }, t('common.copy')));
   }
 
@@ -220,11 +221,23 @@
       const on = b.dataset.tab === name;
       b.classList.toggle('active', on);
       b.setAttribute('aria-selected', String(on));
+      b.tabIndex = on ? 0 : -1;  // one tab stop for the tab list; arrows move inside it
     });
     document.querySelectorAll('.view').forEach((v) => { v.hidden = v.id !== 'view-' + name; });
     if (location.hash !== '#' + name) history.replaceState(null, '', '#' + name);
     const view = views[name];
     if (!view.loaded) { view.loaded = true; view.load(); } else if (!view.rendered) view.render();
+  }
+
+  function tabKey(e) {
+    // the WAI-ARIA tabs pattern: arrows, Home and End move to another tab and show it
+    const i = TABS.indexOf(e.currentTarget.dataset.tab);
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const name = TABS[(next + TABS.length) % TABS.length];
+    showTab(name);
+    $('#tab-' + name).focus();
   }
 
   function showDenied() {
@@ -233,7 +246,7 @@
     clear(box).appendChild(h('div', { class: 'denied-card' },
       h('h2', {}, t('denied.title')),
       h('p', {}, t('denied.body')),
-      h('pre', { class: 'code' }, 'python3 gui.py')));
+      h('pre', { class: 'code', tabindex: '0' }, 'python3 gui.py')));
   }
 
   async function refreshInfo() {
@@ -318,9 +331,7 @@
       const ref = node.ref;
       const row = h('div', { class: 'trow', tabindex: '0' });
       row.addEventListener('click', () => this.toggle(node));
-      row.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.toggle(node); }
-      });
+      row.addEventListener('keydown', (e) => this.treeKey(e, node));
       row.appendChild(h('span', { class: 'caret' }));
       if (node.type === 'domain') {
         append(row, [
@@ -336,7 +347,7 @@
         ]);
       } else {
         append(row, [
-          h('span', { class: 'node-icon leaf' }),
+          leafIcon(),
           h('span', { class: 'ttitle' }, ref.title || ref.id,
             h('span', { class: 'texcerpt' }, leafExcerpt(ref))),
           ref.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
@@ -363,12 +374,37 @@
       return li;
     },
 
+    treeKey(e, node) {
+      // the WAI-ARIA tree pattern: Up/Down move, Right opens or enters, Left closes or leaves
+      const rows = Array.from(document.querySelectorAll('#view-explore .tree .trow'));
+      const i = rows.indexOf(e.currentTarget);
+      const go = (el) => { if (el) { e.preventDefault(); el.focus(); } };
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.toggle(node); }
+      else if (e.key === 'ArrowDown') go(rows[i + 1]);
+      else if (e.key === 'ArrowUp') go(rows[i - 1]);
+      else if (e.key === 'Home') go(rows[0]);
+      else if (e.key === 'End') go(rows[rows.length - 1]);
+      else if (e.key === 'ArrowRight') {
+        e.preventDefault();
+        if (!node.expanded) this.toggle(node);
+        else go(node.el.querySelector(':scope > ul > li > .trow'));
+      } else if (e.key === 'ArrowLeft') {
+        e.preventDefault();
+        if (node.expanded) this.toggle(node);
+        else {
+          const parent = node.el.parentElement.closest('li.tnode');
+          go(parent && parent.querySelector(':scope > .trow'));
+        }
+      }
+    },
+
     rerender(node) {
       const old = node.el;
       const fresh = this.renderNode(node);
       if (old && old.parentNode) old.parentNode.replaceChild(fresh, old);
       const row = fresh.querySelector('.trow');
-      if (row && document.activeElement === document.body) row.focus({ preventScroll: true });
+      const lost = document.activeElement === document.body || !document.activeElement || !document.contains(document.activeElement);
+      if (row && lost) row.focus({ preventScroll: true });
     },
 
     async toggle(node) {
@@ -417,6 +453,14 @@
     return text ? ' — ' + text : '';
   }
 
+  function leafIcon() {
+    // a page with a folded corner: a memory's text, not a checkbox
+    return h('svg:svg', { class: 'node-icon leaf', viewBox: '0 0 12 14', 'aria-hidden': 'true', focusable: 'false' },
+      h('svg:path', { class: 'leaf-page', d: 'M1.5 1h6l3 3v9h-9z' }),
+      h('svg:path', { class: 'leaf-fold', d: 'M7.5 1v3h3' }),
+      h('svg:path', { class: 'leaf-lines', d: 'M3.5 7h5M3.5 9.5h5' }));
+  }
+
   function stat(value, label) {
     return h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-label' }, label));
   }
@@ -435,7 +479,7 @@
     if (leaf.replaced_by) notices.push(h('div', { class: 'notice warn' }, t('leaf.replaced_by', { id: leaf.replaced_by })));
     return h('div', { class: 'leaf-card' },
       notices, meta,
-      h('pre', { class: 'leaf-text' }, leaf.content.replace(/\s+$/, '')),
+      h('pre', { class: 'leaf-text', tabindex: '0' }, leaf.content.replace(/\s+$/, '')),
       leaf.truncated ? h('p', { class: 'muted' }, t('leaf.truncated', { n: num(leaf.chars) })) : null);
   }
 
@@ -532,23 +576,23 @@
         left.appendChild(h('div', { class: 'card' }, h('p', {}, t('diag.not_found_body', { q: r.query }))));
       } else if (r.ambiguous) {
         left.appendChild(h('div', { class: 'card', id: 'diag-candidates' },
-          h('h3', {}, tn('diag.candidates', r.hits.length)),
+          h('h2', { class: 'sub' }, tn('diag.candidates', r.hits.length)),
           h('ol', { class: 'hit-list' }, r.hits.map((hit) => hitItem(hit, true)))));
       } else {
         const best = r.hits[0];
         left.appendChild(h('div', { class: 'card best', id: 'diag-best' },
-          h('h3', {}, t('diag.best')),
+          h('h2', { class: 'sub' }, t('diag.best')),
           hitHead(best),
           best.outdated ? best.notices.map((n) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), n)) : null,
-          h('pre', { class: 'leaf-text' }, best.content.replace(/\s+$/, ''))));
+          h('pre', { class: 'leaf-text', tabindex: '0', 'aria-label': t('diag.best') }, best.content.replace(/\s+$/, ''))));
         if (r.hits.length > 1) {
           left.appendChild(h('div', { class: 'card' },
-            h('h3', {}, t('diag.others')),
+            h('h2', { class: 'sub' }, t('diag.others')),
             h('ol', { class: 'hit-list', start: '2' }, r.hits.slice(1).map((hit) => hitItem(hit, false)))));
         }
       }
       const right = h('div', { class: 'card descent', id: 'diag-path' },
-        h('h3', {}, t('diag.path')),
+        h('h2', { class: 'sub' }, t('diag.path')),
         h('p', { class: 'muted small' }, t('diag.path_hint')),
         r.descent ? descentTree(r.descent) : h('p', { class: 'empty' }, t('diag.no_path')));
       return h('div', { class: 'diag-grid' }, left, right);
@@ -578,7 +622,7 @@
         const label = item.kind === 'leaf' ? (item.title || item.id) : branchTitle(item);
         const li = h('li', { class: ['dnode', item.on_path && 'on-path', item.best && 'best-path', item.kind] },
           h('div', { class: 'drow' },
-            item.kind === 'leaf' ? h('span', { class: 'node-icon leaf' }) : h('span', { class: 'badge layer' }, 'L' + item.layer),
+            item.kind === 'leaf' ? leafIcon() : h('span', { class: 'badge layer' }, 'L' + item.layer),
             h('span', { class: 'dlabel', title: item.id }, label),
             item.kind !== 'leaf' && item.on_path ? domainChip(item.domain) : null,
             item.hit_rank ? h('span', { class: 'badge rank' }, '#' + item.hit_rank) : null));
@@ -646,13 +690,13 @@
       for (const k of keys) {
         wrap.appendChild(h('div', { class: 'card tl-card', dataset: { key: k.key } },
           h('div', { class: 'tl-head' },
-            h('h3', {}, h('span', { class: 'muted' }, k.subject + ' · '), k.attribute),
+            h('h2', { class: 'sub' }, h('span', { class: 'muted' }, k.subject + ' · '), k.attribute),
             h('span', { class: 'tl-now' }, t('tl.current'), h('strong', {}, k.active), h('span', { class: 'muted' }, ' · ' + t('tl.since', { d: day(k.since) })))),
           drawTimeline(k, span, width)));
       }
       const changes = d.contradictions.filter((c) => !this.subject || c.key.startsWith(this.subject + '::'));
       root.appendChild(h('div', { class: 'card', id: 'tl-changes' },
-        h('h3', {}, tn('tl.detected', changes.length)),
+        h('h2', { class: 'sub' }, tn('tl.detected', changes.length)),
         changes.length ? h('ol', { class: 'change-list' }, changes.slice().reverse().map((c) => h('li', {},
           h('div', { class: 'change-when' }, day(c.new_timestamp)),
           h('div', { class: 'change-body' },
@@ -833,7 +877,7 @@
       if (p) {
         panel.appendChild(h('div', { class: 'preview', id: 'store-preview' },
           h('div', { class: 'preview-title' }, t('setup.will_create', { path: p.store })),
-          h('pre', { class: 'code' }, p.creates.join('\n')),
+          h('pre', { class: 'code', tabindex: '0' }, p.creates.join('\n')),
           h('div', { class: 'actions' },
             h('button', { class: 'btn primary', type: 'button', id: 'confirm-store', onclick: () => this.confirm(p.id, 'store') }, t('setup.confirm_create')),
             h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.storePreview = null; this.render(); } }, t('common.cancel')))));
@@ -940,14 +984,14 @@
       if (p.status === 'conflict') {
         append(box, [
           h('div', { class: 'two-col' },
-            h('div', {}, h('div', { class: 'muted small' }, t('setup.existing_entry')), h('pre', { class: 'code' }, JSON.stringify(p.existing_entry, null, 2))),
-            h('div', {}, h('div', { class: 'muted small' }, t('setup.new_entry')), h('pre', { class: 'code' }, JSON.stringify(p.entry, null, 2)))),
+            h('div', {}, h('div', { class: 'muted small' }, t('setup.existing_entry')), h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(p.existing_entry, null, 2))),
+            h('div', {}, h('div', { class: 'muted small' }, t('setup.new_entry')), h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(p.entry, null, 2)))),
           h('div', { class: 'actions' },
             h('button', { class: 'btn warn', type: 'button', id: 'preview-replace', onclick: () => this.previewProject(true) }, t('setup.replace_entry')))]);
       } else if (p.status !== 'unchanged') {
         append(box, [
           h('div', { class: 'muted small' }, t('setup.exact_content')),
-          h('pre', { class: 'code', id: 'project-preview-text' }, p.text),
+          h('pre', { class: 'code', id: 'project-preview-text', tabindex: '0' }, p.text),
           h('div', { class: 'actions' },
             h('button', { class: 'btn primary', type: 'button', id: 'confirm-project', onclick: () => this.confirm(p.id, 'project') },
               p.status === 'replace' ? t('setup.confirm_replace') : t('setup.confirm_write')),
@@ -993,6 +1037,8 @@
 
     async open(mode) {
       this.mode = mode;
+      this.opener = document.activeElement && document.activeElement.id ? document.activeElement.id : (mode === 'memory' ? 'choose-memory' : 'choose-project');
+      this.focusIn = true;
       const start = mode === 'memory' ? state.info.workspace : setup.project;
       $('#modal').hidden = false;
       document.body.classList.add('modal-open');
@@ -1006,6 +1052,18 @@
     close() {
       $('#modal').hidden = true;
       document.body.classList.remove('modal-open');
+      const back = this.opener && document.getElementById(this.opener);
+      if (back) back.focus();
+    },
+
+    trap(e) {
+      // keep Tab inside the open dialog
+      const items = Array.from($('#modal').querySelectorAll('button, input, [tabindex="0"]')).filter((el) => !el.disabled && el.offsetParent !== null);
+      if (!items.length) return;
+      const first = items[0], last = items[items.length - 1];
+      const inside = $('#modal').contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && (document.activeElement === last || !inside)) { e.preventDefault(); first.focus(); }
     },
 
     async go(path, fallback) {
@@ -1020,7 +1078,10 @@
     },
 
     render() {
-      const box = clear($('#modal'));
+      const box = $('#modal');
+      const hadFocus = this.focusIn || box.contains(document.activeElement);
+      this.focusIn = false;
+      clear(box);
       const l = this.listing;
       const title = this.mode === 'memory' ? t('fd.title_memory') : t('fd.title_project');
       const dialog = h('div', { class: 'modal-card', role: 'dialog', 'aria-modal': 'true', 'aria-label': title });
@@ -1065,6 +1126,11 @@
             h('button', { class: 'btn primary', type: 'button', id: 'fd-use', onclick: () => this.choose(l.path) }, t('fd.use')))));
       }
       box.appendChild(h('div', { class: 'modal-backdrop', onclick: (e) => { if (e.target === e.currentTarget) this.close(); } }, dialog));
+      if (hadFocus) {
+        // after each move the focus lands on the first folder (or the close button)
+        const target = dialog.querySelector('#folder-list .folder') || dialog.querySelector('.icon-btn');
+        if (target) target.focus();
+      }
     },
 
     async choose(path) {
@@ -1091,9 +1157,15 @@
 
   async function start() {
     applyStaticText();
-    document.querySelectorAll('[data-tab]').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
+    document.querySelectorAll('[data-tab]').forEach((b) => {
+      b.addEventListener('click', () => showTab(b.dataset.tab));
+      b.addEventListener('keydown', tabKey);
+    });
     document.querySelectorAll('[data-lang]').forEach((b) => b.addEventListener('click', () => setLanguage(b.dataset.lang)));
-    document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !$('#modal').hidden) folderDialog.close(); });
+    document.addEventListener('keydown', (e) => {
+      if ($('#modal').hidden) return;
+      if (e.key === 'Escape') { e.preventDefault(); folderDialog.close(); } else if (e.key === 'Tab') folderDialog.trap(e);
+    });
     let resizeTimer = null;
     window.addEventListener('resize', () => {
       clearTimeout(resizeTimer);

@@ -10,6 +10,7 @@ window.IHMT_I18N = {
     'tab.timeline': 'Timeline',
     'header.local': 'Runs only on this computer · never edits or deletes a memory',
     'header.lang': 'Language',
+    'header.screens': 'Screens',
 
     'common.loading': 'Loading…',
     'common.copy': 'Copy',
@@ -183,6 +184,7 @@ window.IHMT_I18N = {
     'tab.timeline': 'Cronología',
     'header.local': 'Solo en este ordenador · nunca edita ni borra un recuerdo',
     'header.lang': 'Idioma',
+    'header.screens': 'Pantallas',
 
     'common.loading': 'Cargando…',
     'common.copy': 'Copiar',
