@@ -58,6 +58,12 @@ def site(tmp_path_factory):
     workspace = home / ".ihmt"
     memory = IHMT.initialize(workspace, branch_factor=4, target_tokens=400, max_tokens=600)
     memory.ingest_paths([EXAMPLES])
+    memory.save("Deploy rule: the webshop ships on Tuesdays only.", domain="general")
+    memory.save(
+        "Deploy rule: the webshop ships on Thursdays only.",
+        domain="general",
+        replaces="webshop ships on Tuesdays",
+    )
     memory.flush()
     server = make_server(workspace, port=0, browse_root=home)
     threading.Thread(
@@ -461,3 +467,53 @@ def test_folder_dialog_takes_focus_and_escape_gives_it_back(page):
     page.keyboard.press("Escape")
     assert page.is_hidden("#modal")
     assert focused(page) == "choose-memory"
+
+
+# -- every user-visible server string in the page's language ---------------------------------------
+PROSE_KEYS = {"reason", "notices", "notice", "error"}
+
+
+def server_prose(payload, found: set[str]) -> None:
+    """The English sentences the server sends for people (reasons, notices, errors)."""
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            if key in PROSE_KEYS:
+                for text in value if isinstance(value, list) else [value]:
+                    if isinstance(text, str) and len(text.split()) >= 3:
+                        found.add(text)
+            elif key == "source_label" and value == "saved memory":
+                found.add(value)
+            else:
+                server_prose(value, found)
+    elif isinstance(payload, list):
+        for item in payload:
+            server_prose(item, found)
+
+
+def test_a_spanish_screen_shows_no_english_from_the_server(page, site):
+    sent: set[str] = set()
+
+    def record(response) -> None:
+        if "/api/" in response.url:
+            try:
+                server_prose(response.json(), sent)
+            except Exception:  # not JSON (never expected): nothing to record
+                pass
+
+    page.on("response", record)
+    set_language(page, "es")
+    seen = []
+    for screen in visit_screens(page):
+        seen.append((screen, page.inner_text("body")))
+    page.click("[data-tab=diagnose]")
+    for query in ("the of and", "Deploy rule webshop Tuesdays"):
+        page.fill("#diag-query", query)
+        page.click("#diag-form button[type=submit]")
+        page.wait_for_selector("#diag-verdict")
+        seen.append((query, page.inner_text("body")))
+    assert "recuerdo guardado" in seen[-1][1]
+    assert "dijiste" in dict(seen)["timeline"]  # the changes, worded in Spanish
+    assert "Leídos:" in seen[-1][1]
+    assert "stop words" in " ".join(sent) and "saved memory" in sent  # the probes reached them
+    leaks = [(where, text) for where, body in seen for text in sent if text in body]
+    assert leaks == []

@@ -106,7 +106,7 @@
     try {
       resp = await fetch(path, opts);
     } catch (e) {
-      throw new ApiError(t('err.offline'), 0, '');
+      throw new ApiError('', 0, 'offline');
     }
     let data = {};
     try { data = await resp.json(); } catch (e) { data = {}; }
@@ -114,12 +114,24 @@
       state.denied = true;
       showDenied();
     }
-    if (!resp.ok) throw new ApiError(data.error || resp.statusText, resp.status, data.code || '');
+    if (!resp.ok) throw new ApiError(data.error || resp.statusText, resp.status, data.code || '', data.params || {});
     return data;
   }
 
+  // An error from the server, worded in the page's language from its code and parameters;
+  // the server's English line is shown only in English and only when the code is unknown.
   class ApiError extends Error {
-    constructor(message, status, code) { super(message); this.status = status; this.code = code; }
+    constructor(english, status, code, params) {
+      super();
+      this.english = english; this.status = status; this.code = code; this.params = params || {};
+    }
+
+    get message() {
+      const key = 'err.' + this.code;
+      if (this.code && key in I18N.en) return t(key, this.params);
+      if (state.lang === 'en' && this.english) return this.english;
+      return t('err.http', { status: this.status, code: this.code || '' });
+    }
   }
 
   // ---------------------------------------------------------------- DOM helpers
@@ -351,7 +363,7 @@
           h('span', { class: 'ttitle' }, ref.title || ref.id,
             h('span', { class: 'texcerpt' }, leafExcerpt(ref))),
           ref.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
-          h('span', { class: 'tmeta' }, ref.source_label || '', h('span', { class: 'sep' }), day(ref.date)),
+          h('span', { class: 'tmeta' }, srcLabel(ref), h('span', { class: 'sep' }), day(ref.date)),
         ]);
       }
       li.appendChild(row);
@@ -461,6 +473,50 @@
       h('svg:path', { class: 'leaf-lines', d: 'M3.5 7h5M3.5 9.5h5' }));
   }
 
+  // ---------------------------------------------------------------- server words, localized
+  function srcLabel(obj) {
+    return !obj.source || obj.source === 'memory' ? t('common.saved_memory') : obj.source_label || obj.source;
+  }
+
+  function reasonText(r) {
+    const params = Object.assign({}, r.reason_params || {});
+    if (typeof params.coverage === 'number') params.coverage = Math.round(params.coverage * 100) + ' %';
+    const key = 'reason.' + (r.reason_code || '');
+    if (r.reason_code && key in I18N.en) return t(key, params);
+    return state.lang === 'en' ? r.reason : t('reason.unknown');
+  }
+
+  function subjectLabel(name) {
+    const key = 'fact.subject.' + name;
+    return key in I18N.en ? t(key) : name;
+  }
+
+  function attributeLabel(name) {
+    const key = 'fact.attr.' + name;
+    return key in I18N.en ? t(key) : name;
+  }
+
+  function keyLabel(key, sep) {
+    const [subject, attribute] = key.split('::');
+    return attribute === undefined ? subject : subjectLabel(subject) + sep + attributeLabel(attribute);
+  }
+
+  function noticeBoxes(obj) {
+    // OUTDATED notices from their codes; the English lines only when no code came with them
+    const codes = obj.notice_codes || [];
+    const lines = codes.length ? codes.map(noticeLine) : state.lang === 'en' ? (obj.notices || []) : [];
+    return lines.map((line) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), line));
+  }
+
+  function noticeLine(n) {
+    const p = n.params || {};
+    if (n.code === 'fact_changed') {
+      return t('tl.notice', { a: day(p.old_date), key: keyLabel(p.key, ' '), old: p.old, b: day(p.new_date), new: p.new });
+    }
+    if (n.code === 'corrected_by') return t('leaf.replaced_by', { id: p.id, a: day(p.old_date), b: day(p.new_date) });
+    return '';
+  }
+
   function stat(value, label) {
     return h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-label' }, label));
   }
@@ -468,15 +524,14 @@
   function leafCard(leaf) {
     const span = leaf.span && leaf.span.start_line ? t('leaf.lines', { a: leaf.span.start_line, b: leaf.span.end_line }) : '';
     const meta = h('dl', { class: 'meta-grid' },
-      h('dt', {}, t('leaf.source')), h('dd', { title: leaf.source }, leaf.source_label + (span ? ' · ' + span : '')),
+      h('dt', {}, t('leaf.source')), h('dd', { title: leaf.source }, srcLabel(leaf) + (span ? ' · ' + span : '')),
       h('dt', {}, t('leaf.date')), h('dd', {}, day(leaf.timestamp)),
       h('dt', {}, t('leaf.type')), h('dd', {}, leaf.data_type + ' · ' + leaf.domain),
       h('dt', {}, t('leaf.id')), h('dd', { class: 'mono' }, leaf.id));
     if (leaf.tags && leaf.tags.length) {
       append(meta, [h('dt', {}, t('leaf.tags')), h('dd', {}, leaf.tags.slice(0, 12).map((tg) => h('span', { class: 'chip tag' }, tg)))]);
     }
-    const notices = (leaf.notices || []).map((n) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), n));
-    if (leaf.replaced_by) notices.push(h('div', { class: 'notice warn' }, t('leaf.replaced_by', { id: leaf.replaced_by })));
+    const notices = noticeBoxes(leaf);
     return h('div', { class: 'leaf-card' },
       notices, meta,
       h('pre', { class: 'leaf-text', tabindex: '0' }, leaf.content.replace(/\s+$/, '')),
@@ -556,7 +611,7 @@
       const summary = h('div', { class: 'card verdict ' + cls, id: 'diag-verdict' },
         h('div', { class: 'verdict-top' },
           h('span', { class: 'verdict-badge ' + cls }, verdict),
-          h('span', { class: 'verdict-reason' }, r.not_found ? r.reason : r.ambiguous ? t('diag.ambiguous_hint') : t('diag.found_hint'))),
+          h('span', { class: 'verdict-reason' }, r.not_found ? reasonText(r) : r.ambiguous ? t('diag.ambiguous_hint') : t('diag.found_hint'))),
         h('div', { class: 'metrics' },
           h('div', { class: 'metric' },
             h('div', { class: 'metric-label' }, t('diag.confidence')),
@@ -566,7 +621,7 @@
             h('div', { class: 'metric-label' }, t('diag.files')),
             h('div', { class: 'metric-value', id: 'diag-files' }, t('diag.files_value', { a: num(r.files_opened), b: num(r.total_files) })),
             files,
-            h('div', { class: 'metric-sub', id: 'diag-reads' }, t('diag.reads', { n: num(r.node_reads), l: num(r.leaf_reads) }))),
+            h('div', { class: 'metric-sub', id: 'diag-reads' }, t('diag.reads', { b: tn('diag.branch_files', r.node_reads), l: tn('diag.memory_files', r.leaf_reads) }))),
           h('div', { class: 'metric' },
             h('div', { class: 'metric-label' }, t('diag.store')),
             h('div', { class: 'metric-value' }, tn('count.memories', r.total_leaves)),
@@ -583,7 +638,7 @@
         left.appendChild(h('div', { class: 'card best', id: 'diag-best' },
           h('h2', { class: 'sub' }, t('diag.best')),
           hitHead(best),
-          best.outdated ? best.notices.map((n) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), n)) : null,
+          best.outdated ? noticeBoxes(best) : null,
           h('pre', { class: 'leaf-text', tabindex: '0', 'aria-label': t('diag.best') }, best.content.replace(/\s+$/, ''))));
         if (r.hits.length > 1) {
           left.appendChild(h('div', { class: 'card' },
@@ -602,7 +657,7 @@
   function hitHead(hit) {
     return h('div', { class: 'hit-head' },
       domainChip(hit.domain),
-      h('span', { class: 'hit-src' }, hit.source_label),
+      h('span', { class: 'hit-src' }, srcLabel(hit)),
       h('span', { class: 'muted' }, day(hit.timestamp)),
       hit.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
       h('span', { class: 'muted mono small' }, t('diag.score', { s: hit.score.toFixed(2) })));
@@ -677,7 +732,7 @@
         [''].concat(d.subjects).map((s) => h('button', {
           class: ['chip-btn', this.subject === s && 'active'], type: 'button',
           onclick: () => { this.subject = s; this.render(); },
-        }, s || t('tl.all'))),
+        }, s ? subjectLabel(s) : t('tl.all'))),
         h('span', { class: 'legend' },
           h('span', { class: 'swatch active' }), t('tl.active'),
           h('span', { class: 'swatch historical' }), t('tl.historical')));
@@ -690,7 +745,7 @@
       for (const k of keys) {
         wrap.appendChild(h('div', { class: 'card tl-card', dataset: { key: k.key } },
           h('div', { class: 'tl-head' },
-            h('h2', { class: 'sub' }, h('span', { class: 'muted' }, k.subject + ' · '), k.attribute),
+            h('h2', { class: 'sub' }, h('span', { class: 'muted' }, subjectLabel(k.subject) + ' · '), attributeLabel(k.attribute)),
             h('span', { class: 'tl-now' }, t('tl.current'), h('strong', {}, k.active), h('span', { class: 'muted' }, ' · ' + t('tl.since', { d: day(k.since) })))),
           drawTimeline(k, span, width)));
       }
@@ -700,7 +755,7 @@
         changes.length ? h('ol', { class: 'change-list' }, changes.slice().reverse().map((c) => h('li', {},
           h('div', { class: 'change-when' }, day(c.new_timestamp)),
           h('div', { class: 'change-body' },
-            h('div', { class: 'change-key' }, c.key.replace('::', ' · ')),
+            h('div', { class: 'change-key' }, keyLabel(c.key, ' · ')),
             h('div', { class: 'change-vals' },
               h('span', { class: 'val old' }, c.old_value),
               h('span', { class: 'arrow' }, '→'),
@@ -710,10 +765,9 @@
   };
 
   function noticeText(c) {
-    if (state.lang === 'en') return c.notice;
     return t('tl.notice', {
-      a: c.old_timestamp.slice(0, 10), key: c.key.replace('::', ' '), old: c.old_value,
-      b: c.new_timestamp.slice(0, 10), new: c.new_value,
+      a: day(c.old_timestamp), key: keyLabel(c.key, ' '), old: c.old_value,
+      b: day(c.new_timestamp), new: c.new_value,
     });
   }
 
@@ -741,7 +795,7 @@
     const x = (ms) => left + ((ms - span.lo) / (span.hi - span.lo)) * inner;
     const svg = h('svg:svg', {
       class: 'tl-svg', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
-      'aria-label': t('tl.aria', { key: k.key.replace('::', ' ') }),
+      'aria-label': t('tl.aria', { key: keyLabel(k.key, ' ') }),
     });
     // year (or month) grid
     const axisY = top + k.periods.length * rowH + 4;
