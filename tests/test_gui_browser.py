@@ -517,3 +517,22 @@ def test_a_spanish_screen_shows_no_english_from_the_server(page, site):
     assert "stop words" in " ".join(sent) and "saved memory" in sent  # the probes reached them
     leaks = [(where, text) for where, body in seen for text in sent if text in body]
     assert leaks == []
+
+
+def test_folder_dialog_takes_a_typed_path_and_words_errors_in_spanish(page, site):
+    set_language(page, "es")
+    page.click("[data-tab=setup]")
+    page.click("#choose-project")
+    page.wait_for_selector("#fd-path")
+    page.fill("#fd-path", str(site["project"]))
+    page.press("#fd-path", "Enter")
+    page.wait_for_function(
+        "p => document.querySelector('#fd-current').innerText === p", arg=str(site["project"])
+    )
+    page.fill("#fd-path", "/etc")
+    page.press("#fd-path", "Enter")
+    error = page.locator("#modal .notice.error")
+    error.wait_for()
+    assert error.inner_text().startswith("Solo se pueden usar carpetas dentro de")
+    page.problems[:] = [p for p in page.problems if "403" not in p]
+    page.keyboard.press("Escape")

@@ -11,7 +11,8 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import __version__
@@ -19,7 +20,10 @@ from ..api import IHMT
 from ..errors import IHMTError, StoreNotFoundError
 from ..render import source_label
 from ..store.layout import StoreLayout, resolve_workspace
+from .locks import StoreLocks
 from .setup import (
+    LIST_PAGE,
+    LIST_PAGE_MAX,
     FolderFence,
     GuiInputError,
     OutsideRootError,
@@ -76,34 +80,40 @@ class GuiApp:
         self.setup = SetupService(self.fence)
         self.workspace = resolve_workspace(workspace)
         self._memory: IHMT | None = None
+        self._opening = threading.Lock()  # one thread opens the memory; the others reuse it
+        self.locks = StoreLocks()
         self._notes_cache: tuple[tuple[int, int], dict[str, list[dict]]] | None = None
-        self._lock = threading.RLock()
-        self.routes: dict[tuple[str, str], Handler] = {
-            ("GET", "/api/info"): self.info,
-            ("GET", "/api/overview"): self.overview,
-            ("GET", "/api/node"): self.node,
-            ("GET", "/api/leaf"): self.leaf,
-            ("POST", "/api/search"): self.search,
-            ("GET", "/api/timeline"): self.timeline,
-            ("GET", "/api/fs/list"): self.fs_list,
-            ("POST", "/api/memory/select"): self.select_memory,
-            ("GET", "/api/setup/snippets"): self.setup_snippets,
-            ("POST", "/api/setup/preview"): self.setup_preview,
-            ("POST", "/api/setup/confirm"): self.setup_confirm,
+        # each route with how it uses the active store: "read" runs beside other reads,
+        # "write" (switching or creating the store) runs alone, "free" takes no store lock
+        self.routes: dict[tuple[str, str], tuple[Handler, str]] = {
+            ("GET", "/api/info"): (self.info, "free"),
+            ("GET", "/api/overview"): (self.overview, "read"),
+            ("GET", "/api/node"): (self.node, "read"),
+            ("GET", "/api/leaf"): (self.leaf, "read"),
+            ("POST", "/api/search"): (self.search, "read"),
+            ("GET", "/api/timeline"): (self.timeline, "read"),
+            ("GET", "/api/fs/list"): (self.fs_list, "free"),
+            ("POST", "/api/memory/select"): (self.select_memory, "write"),
+            ("GET", "/api/setup/snippets"): (self.setup_snippets, "free"),
+            ("POST", "/api/setup/preview"): (self.setup_preview, "free"),
+            ("POST", "/api/setup/confirm"): (self.setup_confirm, "write"),
         }
 
     # -- dispatch ---------------------------------------------------------------------------------
     def dispatch(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict]:
-        handler = self.routes.get((method, route))
-        if handler is None:
+        entry = self.routes.get((method, route))
+        if entry is None:
             known = any(path == route for _m, path in self.routes)
             return (
                 (405, {"error": "method not allowed", "code": "method"})
                 if known
                 else (404, {"error": "not found", "code": "no_route"})
             )
+        handler, mode = entry
         try:
-            with self._lock:
+            if mode == "free":
+                return 200, handler(query, body)
+            with self._store_lock(mode):
                 return 200, handler(query, body)
         except ApiError as exc:
             return exc.status, _error(exc, exc.code, exc.params)
@@ -123,20 +133,35 @@ class GuiApp:
                 "code": "internal",
             }
 
+    @contextmanager
+    def _store_lock(self, mode: str) -> Iterator[None]:
+        """The active store's read or write lock; retried if a switch moved the store meanwhile."""
+        while True:
+            workspace = self.workspace
+            lock = self.locks.of(workspace)
+            with lock.read() if mode == "read" else lock.write():
+                if self.workspace == workspace:
+                    yield
+                    return
+
     def close(self) -> None:
-        with self._lock:
+        """Close the open memory (callers hold the store's write lock, or are shutting down)."""
+        with self._opening:
             if self._memory is not None:
                 self._memory.close()
                 self._memory = None
 
     # -- the active memory -------------------------------------------------------------------------
     def memory(self) -> IHMT:
-        if self._memory is None:
-            layout = StoreLayout(self.workspace)
-            if not layout.exists():
-                raise StoreNotFoundError(f"no IHMT store at {layout.root} yet; create it in Set up")
-            self._memory = IHMT.open(self.workspace)
-        return self._memory
+        with self._opening:
+            if self._memory is None:
+                layout = StoreLayout(self.workspace)
+                if not layout.exists():
+                    raise StoreNotFoundError(
+                        f"no IHMT store at {layout.root} yet; create it in Set up"
+                    )
+                self._memory = IHMT.open(self.workspace)
+            return self._memory
 
     def _switch(self, workspace: Path) -> None:
         self.close()
@@ -452,7 +477,9 @@ class GuiApp:
 
     # -- endpoints: Set up -----------------------------------------------------------------------------
     def fs_list(self, query: dict, body: dict) -> dict:
-        return self.fence.listing(query.get("path") or None)
+        offset, limit = _page(query, default=LIST_PAGE, most=LIST_PAGE_MAX)
+        hidden = query.get("hidden", "1") != "0"
+        return self.fence.listing(query.get("path") or None, offset, limit, hidden)
 
     def select_memory(self, query: dict, body: dict) -> dict:
         folder = self.fence.check(_text(body, "folder"))
@@ -507,14 +534,15 @@ def _node_id(value: object, *, leaf: bool) -> str:
     return value
 
 
-def _page(query: dict) -> tuple[int, int]:
+def _page(query: dict, default: int = 0, most: int = 0) -> tuple[int, int]:
+    default, most = default or PAGE_DEFAULT, most or PAGE_MAX
     try:
         offset = int(query.get("offset") or 0)
-        limit = int(query.get("limit") or PAGE_DEFAULT)
+        limit = int(query.get("limit") or default)
     except ValueError:
         raise ApiError(400, "offset and limit must be numbers", "bad_page") from None
-    if offset < 0 or not 1 <= limit <= PAGE_MAX:
+    if offset < 0 or not 1 <= limit <= most:
         raise ApiError(
-            400, f"offset must be >= 0 and limit between 1 and {PAGE_MAX}", "bad_page", max=PAGE_MAX
+            400, f"offset must be >= 0 and limit between 1 and {most}", "bad_page", max=most
         )
     return offset, limit

@@ -26,7 +26,9 @@ from ..store.atomic import atomic_write_bytes
 from ..store.layout import STORE_DIRNAME, StoreLayout, resolve_workspace
 
 SERVER_NAME = "ihmt-memory"
-MAX_LISTED = 1000  # folders shown per directory; the rest are counted, not listed
+LIST_PAGE = 200  # folders per page of the folder browser
+LIST_PAGE_MAX = 1000
+YIELD_EVERY = 128  # entries scanned between two chances for other threads to run
 PREVIEW_TTL = 600.0  # seconds a preview stays confirmable
 MAX_PREVIEWS = 32
 MAX_JSON_BYTES = 1_000_000  # an existing .mcp.json larger than this is refused, not parsed
@@ -89,43 +91,49 @@ class FolderFence:
     def contains(self, resolved: Path) -> bool:
         return resolved == self.root or self.root in resolved.parents
 
-    def listing(self, raw: str | None) -> dict:
-        """Subfolders of one folder (never files), each resolved and kept only if still inside."""
+    def listing(
+        self, raw: str | None, offset: int = 0, limit: int = LIST_PAGE, hidden: bool = True
+    ) -> dict:
+        """One page of the subfolders of a folder (never files), sorted by name.
+
+        Only cheap facts are gathered for every entry (its name, and for a symbolic link where
+        it resolves, so links out of the fence are never counted); the costlier ones (is it a
+        store, does it hold .mcp.json) only for the page shown. So a folder with tens of
+        thousands of subfolders answers fast and ``total`` says how many there are.
+        """
         folder = self.check(raw)
-        entries: list[dict] = []
-        hidden_total = 0
-        extra = 0
+        names: list[tuple[str, Path | None]] = []
+        hidden_count = 0
         try:
-            children = sorted(os.scandir(folder), key=lambda e: (e.name.lower(), e.name))
+            with os.scandir(folder) as scan:
+                for count, entry in enumerate(scan):
+                    if count % YIELD_EVERY == YIELD_EVERY - 1:
+                        time.sleep(0)  # hand the interpreter to the other requests' threads
+                    inside, target = self._inside_dir(entry)
+                    if not inside:
+                        continue
+                    if entry.name.startswith(".") and not hidden:
+                        hidden_count += 1
+                        continue
+                    names.append((entry.name, target))
         except OSError as exc:
             raise GuiInputError(
                 f"cannot read this folder: {exc.strerror or exc}",
                 "unreadable_folder",
                 detail=str(exc.strerror or exc),
             ) from None
-        for entry in children:
-            try:
-                if not entry.is_dir(follow_symlinks=True):
-                    continue
-                target = Path(entry.path).resolve(strict=True)
-            except (OSError, RuntimeError):
-                continue
-            if not self.contains(target):
-                continue
-            if len(entries) >= MAX_LISTED:
-                extra += 1
-                continue
-            hidden = entry.name.startswith(".")
-            hidden_total += hidden
-            entries.append(
-                {
-                    "name": entry.name,
-                    "path": str(target),
-                    "hidden": hidden,
-                    "store": _looks_like_store(target),
-                    "mcp_json": (target / ".mcp.json").is_file(),
-                }
-            )
+        names.sort(key=lambda item: (item[0].lower(), item[0]))
+        page = names[offset : offset + limit]
+        entries = [
+            {
+                "name": name,
+                "path": str(target),
+                "hidden": name.startswith("."),
+                "store": _looks_like_store(target),
+                "mcp_json": (target / ".mcp.json").is_file(),
+            }
+            for name, target in ((n, t or folder / n) for n, t in page)
+        ]
         parent = folder.parent if folder != self.root else None
         return {
             "path": str(folder),
@@ -133,10 +141,30 @@ class FolderFence:
             "parent": str(parent) if parent is not None else None,
             "crumbs": self._crumbs(folder),
             "entries": entries,
-            "more": extra,
+            "total": len(names),
+            "offset": offset,
+            "limit": limit,
+            "more": max(0, len(names) - offset - len(entries)),
+            "hidden_count": hidden_count,
             "store": _looks_like_store(folder),
             "mcp_json": (folder / ".mcp.json").is_file(),
         }
+
+    def _inside_dir(self, entry: os.DirEntry) -> tuple[bool, Path | None]:
+        """Whether an entry is a folder inside the fence, and for a symbolic link its target.
+
+        A plain subfolder of a checked folder stays inside and needs no Path (building 20,000
+        of them is most of a big listing's cost); only a link is resolved and checked.
+        """
+        try:
+            if not entry.is_dir(follow_symlinks=True):
+                return False, None
+            if not entry.is_symlink():
+                return True, None
+            target = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return False, None
+        return self.contains(target), target
 
     def _crumbs(self, folder: Path) -> list[dict]:
         parts = [folder]

@@ -7,6 +7,7 @@
   const I18N = window.IHMT_I18N;
   const SVGNS = 'http://www.w3.org/2000/svg';
   const PAGE = 100;
+  const FOLDER_PAGE = 200;
   const TABS = ['setup', 'explore', 'diagnose', 'timeline'];
 
   const state = {
@@ -1094,6 +1095,8 @@
       this.opener = document.activeElement && document.activeElement.id ? document.activeElement.id : (mode === 'memory' ? 'choose-memory' : 'choose-project');
       this.focusIn = true;
       const start = mode === 'memory' ? state.info.workspace : setup.project;
+      // a hidden memory folder (~/.ihmt) must show among its siblings: show hidden folders
+      if (start && /(^|[\\/])\.[^\\/]+$/.test(start)) this.hidden = true;
       $('#modal').hidden = false;
       document.body.classList.add('modal-open');
       await this.go(start || '', true);
@@ -1122,13 +1125,32 @@
 
     async go(path, fallback) {
       try {
-        this.listing = await api('/api/fs/list?path=' + encodeURIComponent(path || ''));
+        this.listing = await this.fetch(path, 0);
         this.error = null;
       } catch (err) {
         if (fallback && path) return this.go('', false);
         this.error = err;
       }
       this.render();
+    },
+
+    fetch(path, offset) {
+      const q = 'path=' + encodeURIComponent(path || '') + '&offset=' + offset + '&limit=' + FOLDER_PAGE + '&hidden=' + (this.hidden ? '1' : '0');
+      return api('/api/fs/list?' + q);
+    },
+
+    async more() {
+      const l = this.listing;
+      try {
+        const next = await this.fetch(l.path, l.entries.length);
+        next.entries = l.entries.concat(next.entries);
+        this.listing = next;
+      } catch (err) {
+        toast(err.message, 'warn');
+      }
+      this.render();
+      const items = $('#folder-list').querySelectorAll('.folder');
+      if (items.length) items[Math.min(items.length - 1, l.entries.length + (l.parent ? 1 : 0))].focus();
     },
 
     render() {
@@ -1144,6 +1166,23 @@
         h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('common.close'), onclick: () => this.close() }, '×')));
       if (this.error) dialog.appendChild(errorBox(this.error));
       if (l) {
+        const typed = h('input', {
+          class: 'input grow', type: 'text', id: 'fd-path', value: l.path, autocomplete: 'off', spellcheck: 'false',
+          'aria-label': t('fd.type_path'),
+        });
+        const pathForm = h('form', { class: 'fd-path-form' }, typed,
+          h('button', { class: 'btn small', type: 'submit' }, t('fd.go')));
+        pathForm.addEventListener('submit', async (e) => {
+          e.preventDefault();
+          try {
+            this.listing = await this.fetch(typed.value.trim(), 0);
+            this.error = null;
+          } catch (err) {
+            this.error = err;
+          }
+          this.render();
+        });
+        dialog.appendChild(pathForm);
         dialog.appendChild(h('nav', { class: 'crumbs', 'aria-label': t('fd.location') },
           l.crumbs.map((c, i) => [i ? h('span', { class: 'crumb-sep' }, '/') : null,
             h('button', { class: 'crumb', type: 'button', onclick: () => this.go(c.path) }, c.name)])));
@@ -1153,7 +1192,7 @@
             h('span', { class: 'folder-icon up' }), t('fd.up'))));
         }
         const current = this.mode === 'memory' ? state.info.workspace : setup.project;
-        const shown = l.entries.filter((e) => this.hidden || !e.hidden || e.path === current);
+        const shown = l.entries;
         for (const e of shown) {
           list.appendChild(h('li', {}, h('button', {
             class: ['folder', e.hidden && 'is-hidden', e.path === current && 'current'], type: 'button', dataset: { path: e.path },
@@ -1162,14 +1201,17 @@
           e.store ? h('span', { class: 'badge store' }, t('fd.store')) : null,
           e.mcp_json ? h('span', { class: 'badge mcp' }, '.mcp.json') : null)));
         }
-        const hiddenCount = l.entries.length - shown.length;
         if (!shown.length) {
-          list.appendChild(h('li', { class: 'empty' }, hiddenCount ? tn('fd.only_hidden', hiddenCount) : t('fd.empty')));
+          list.appendChild(h('li', { class: 'empty' }, l.hidden_count ? tn('fd.only_hidden', l.hidden_count) : t('fd.empty')));
         }
-        if (l.more) list.appendChild(h('li', { class: 'muted small' }, t('fd.more', { n: num(l.more) })));
+        if (l.more) {
+          list.appendChild(h('li', { class: 'fd-more' },
+            h('span', { class: 'muted small', id: 'fd-count' }, t('fd.count', { a: num(shown.length), n: num(l.total) })),
+            h('button', { class: 'btn small ghost', type: 'button', id: 'fd-more', onclick: () => this.more() }, tn('explore.more', Math.min(l.more, FOLDER_PAGE)))));
+        }
         dialog.appendChild(list);
         const hiddenBox = h('input', { type: 'checkbox', id: 'fd-hidden', checked: this.hidden });
-        hiddenBox.addEventListener('change', () => { this.hidden = hiddenBox.checked; this.render(); });
+        hiddenBox.addEventListener('change', () => { this.hidden = hiddenBox.checked; this.go(l.path); });
         dialog.appendChild(h('div', { class: 'modal-foot' },
           h('div', { class: 'foot-path' },
             h('span', { class: 'muted small' }, t('fd.selected')), h('code', { id: 'fd-current', title: l.path }, l.path),
