@@ -76,9 +76,10 @@ class GuiApp:
     """State of one GUI process: the active memory folder, the folder fence and the previews."""
 
     def __init__(self, workspace=None, browse_root=None) -> None:
-        self.fence = FolderFence(browse_root if browse_root is not None else Path.home())
-        self.setup = SetupService(self.fence)
         self.workspace = resolve_workspace(workspace)
+        root = browse_root if browse_root is not None else Path.home()
+        self.fence = FolderFence(root, also=(self.workspace,))
+        self.setup = SetupService(self.fence)
         self._memory: IHMT | None = None
         self._opening = threading.Lock()  # one thread opens the memory; the others reuse it
         self.locks = StoreLocks()
@@ -483,7 +484,16 @@ class GuiApp:
 
     def select_memory(self, query: dict, body: dict) -> dict:
         folder = self.fence.check(_text(body, "folder"))
-        self._switch(resolve_workspace(folder))
+        workspace = resolve_workspace(folder)
+        if not StoreLayout(workspace).exists():
+            # a folder without a store becomes the active memory only once the user has
+            # previewed and confirmed creating one (Set up does that: preview, then confirm)
+            raise GuiInputError(
+                f"no IHMT store in {workspace}; preview and confirm creating one first",
+                "no_store_there",
+                path=str(workspace),
+            )
+        self._switch(workspace)
         return self.info({}, {})
 
     def setup_snippets(self, query: dict, body: dict) -> dict:

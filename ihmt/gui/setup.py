@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import shlex
+import stat
 import subprocess
 import sys
 import threading
@@ -63,8 +64,11 @@ def mcp_server_path() -> Path:
 class FolderFence:
     """Only folders inside ``root`` (after resolving symlinks) may be listed or targeted."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    def __init__(self, root: str | os.PathLike, also: tuple = ()) -> None:
         self.root = Path(root).expanduser().resolve()
+        # single folders allowed outside the root: the memory the GUI was started on, so
+        # switching away from a --path outside the root never makes it unreachable
+        self.also = {Path(p).expanduser().resolve() for p in also}
 
     def check(self, raw: str | os.PathLike | None) -> Path:
         """The resolved folder for ``raw``; raises unless it is an existing folder in the fence."""
@@ -89,7 +93,7 @@ class FolderFence:
         return resolved
 
     def contains(self, resolved: Path) -> bool:
-        return resolved == self.root or self.root in resolved.parents
+        return resolved == self.root or self.root in resolved.parents or resolved in self.also
 
     def listing(
         self, raw: str | None, offset: int = 0, limit: int = LIST_PAGE, hidden: bool = True
@@ -134,7 +138,8 @@ class FolderFence:
             }
             for name, target in ((n, t or folder / n) for n, t in page)
         ]
-        parent = folder.parent if folder != self.root else None
+        inside_parent = folder != self.root and self.contains(folder.parent)
+        parent = folder.parent if inside_parent else None
         return {
             "path": str(folder),
             "root": str(self.root),
@@ -168,7 +173,7 @@ class FolderFence:
 
     def _crumbs(self, folder: Path) -> list[dict]:
         parts = [folder]
-        while parts[-1] != self.root:
+        while parts[-1] != self.root and self.root in parts[-1].parents:
             parts.append(parts[-1].parent)
         return [{"name": p.name or str(p), "path": str(p)} for p in reversed(parts)]
 
@@ -424,7 +429,11 @@ class SetupService:
         now_sha = _sha(now) if now is not None else None
         if now_sha != preview.original_sha:
             raise GuiInputError(".mcp.json changed since the preview; preview again", "mcp_changed")
+        # a merge keeps the file's mode (a 644 project file stays 644); a new one is 644 too,
+        # like any file a project commits (it holds paths, no secret)
+        mode = stat.S_IMODE(target.stat().st_mode) if now is not None else 0o644
         atomic_write_bytes(target, preview.data)
+        os.chmod(target, mode)
         return {"written": str(target), "bytes": len(preview.data), "sha256": _sha(preview.data)}
 
     def check_store_target(self, preview: Preview) -> Path:

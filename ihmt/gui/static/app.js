@@ -911,7 +911,8 @@
             h('code', { class: 'path', id: 'memory-path' }, info.workspace),
             status,
             h('button', { class: 'btn', type: 'button', id: 'choose-memory', onclick: () => folderDialog.open('memory') }, t('setup.choose'))),
-          info.exists ? h('p', { class: 'muted small' }, t('setup.store_at', { path: info.store })) : this.createPanel()));
+          info.exists ? h('p', { class: 'muted small' }, t('setup.store_at', { path: info.store })) : this.createPanel(),
+          info.exists && this.storePreview ? this.previewBox(this.storePreview) : null));
       if (this.created) {
         card.querySelector('.step-body').appendChild(h('div', { class: 'notice ok' }, t('setup.created', { path: this.created })));
       }
@@ -929,15 +930,17 @@
         h('div', { class: 'inline-form' },
           h('label', { for: 'store-name' }, t('setup.subfolder')), name,
           h('button', { class: 'btn primary', type: 'button', id: 'preview-store', onclick: () => this.previewStore() }, t('setup.preview_store'))));
-      if (p) {
-        panel.appendChild(h('div', { class: 'preview', id: 'store-preview' },
-          h('div', { class: 'preview-title' }, t('setup.will_create', { path: p.store })),
-          h('pre', { class: 'code', tabindex: '0' }, p.creates.join('\n')),
-          h('div', { class: 'actions' },
-            h('button', { class: 'btn primary', type: 'button', id: 'confirm-store', onclick: () => this.confirm(p.id, 'store') }, t('setup.confirm_create')),
-            h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.storePreview = null; this.render(); } }, t('common.cancel')))));
-      }
+      if (p) panel.appendChild(this.previewBox(p));
       return panel;
+    },
+
+    previewBox(p) {
+      return h('div', { class: 'preview', id: 'store-preview' },
+        h('div', { class: 'preview-title' }, t('setup.will_create', { path: p.store })),
+        h('pre', { class: 'code', tabindex: '0' }, p.creates.join('\n')),
+        h('div', { class: 'actions' },
+          h('button', { class: 'btn primary', type: 'button', id: 'confirm-store', onclick: () => this.confirm(p.id, 'store') }, t('setup.confirm_create')),
+          h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.storePreview = null; this.render(); } }, t('common.cancel'))));
     },
 
     async previewStore() {
@@ -1239,7 +1242,16 @@
         return;
       }
       try {
-        await api('/api/memory/select', { folder: path });
+        // a folder without a memory stays a proposal until the user confirms creating one
+        const p = await api('/api/setup/preview', { kind: 'store', folder: path });
+        if (!p.exists) {
+          setup.storePreview = p;
+          setup.render();
+          const confirm = $('#confirm-store');
+          if (confirm) confirm.focus();
+          return;
+        }
+        await api('/api/memory/select', { folder: p.workspace });
         setup.created = null;
         await setup.afterSwitch();
       } catch (err) {
