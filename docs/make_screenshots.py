@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate docs/screenshots/*.png (1280x800) from a real browser run of the GUI.
+"""Regenerate docs/screenshots/*.png (1280x800, and narrow.png at 390x844) from a real browser run.
 
 The browser test drives every screen against the examples store; this runs it with
 IHMT_SCREENSHOTS_DIR pointing here, so the pictures always show the GUI as it really is.

@@ -78,6 +78,9 @@ class SearchResult:
     depth: int = 0
     notices: list[str] = field(default_factory=list)
     reason: str = ""
+    # the same reason as a code plus parameters, for presenters that word it in another language
+    reason_code: str = ""
+    reason_params: dict = field(default_factory=dict)
     total_leaves: int = 0
     total_nodes: int = 0
     candidate_ids: list[str] = field(default_factory=list)

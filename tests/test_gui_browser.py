@@ -40,6 +40,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+# axe-core from npm (.ci/run installs it: npm install --prefix .cache/axe axe-core@4)
+AXE_JS = Path(os.environ.get("IHMT_AXE_JS") or ROOT / ".cache/axe/node_modules/axe-core/axe.min.js")
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 OTHER_SERVER = {"command": "npx", "args": ["-y", "@example/other-mcp"]}
 
 
@@ -55,6 +58,12 @@ def site(tmp_path_factory):
     workspace = home / ".ihmt"
     memory = IHMT.initialize(workspace, branch_factor=4, target_tokens=400, max_tokens=600)
     memory.ingest_paths([EXAMPLES])
+    memory.save("Deploy rule: the webshop ships on Tuesdays only.", domain="general")
+    memory.save(
+        "Deploy rule: the webshop ships on Thursdays only.",
+        domain="general",
+        replaces="webshop ships on Tuesdays",
+    )
     memory.flush()
     server = make_server(workspace, port=0, browse_root=home)
     threading.Thread(
@@ -62,6 +71,8 @@ def site(tmp_path_factory):
     ).start()
     shots = Path(os.environ.get("IHMT_SCREENSHOTS_DIR") or base / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
+    scratch = base / "scratch-shots"
+    scratch.mkdir()
     yield {
         "server": server,
         "memory": memory,
@@ -69,6 +80,7 @@ def site(tmp_path_factory):
         "project": project,
         "workspace": workspace,
         "shots": shots,
+        "scratch": scratch,
     }
     server.shutdown()
     server.server_close()
@@ -91,8 +103,8 @@ def context(browser):
     context.close()
 
 
-@pytest.fixture
-def page(context, site):
+def watched_page(context, site):
+    """A page on the GUI that records every script error, CSP violation and failed call."""
     page = context.new_page()
     page.set_default_timeout(10_000)
     problems: list[str] = []
@@ -104,9 +116,15 @@ def page(context, site):
     page.problems = problems  # a test that provokes an error on purpose clears it
     page.goto(site["server"].url)
     page.wait_for_selector("body.ready")
+    return page
+
+
+@pytest.fixture
+def page(context, site):
+    page = watched_page(context, site)
     yield page
     page.close()
-    assert not problems, problems  # no script error, no CSP violation, no failed API call
+    assert not page.problems, page.problems  # no script error, no CSP violation, no failed call
 
 
 def shot(page, site, name: str) -> None:
@@ -270,3 +288,251 @@ def test_setup_preview_equals_what_is_written(page, site):
     page.click("[data-mode=claude]")
     command = page.inner_text(".cmd-claude pre")
     assert command.startswith("claude mcp add ihmt-memory -s user -e IHMT_HOME=")
+
+
+# -- every screen, at every width, in both languages -----------------------------------------------
+WIDTHS = (390, 768, 1280)
+LANGUAGES = ("en", "es")
+
+
+def set_language(page, lang: str) -> None:
+    page.click(f"[data-lang={lang}]")
+    page.wait_for_function("lang => document.documentElement.lang === lang", arg=lang)
+
+
+def visit_screens(page):
+    """Walk every screen with real content on it; yields a name once each one is drawn."""
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-agent")
+    yield "setup"
+    page.click("#choose-memory")
+    page.wait_for_selector("#folder-list .folder")
+    yield "folder-dialog"
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#modal", state="hidden")
+    page.click("[data-tab=explore]")
+    branch = descend_to_leaves(open_domain(page, "personal"))
+    leaf = branch.locator("> ul > .tnode-leaf").last
+    leaf.locator("> .trow").click()
+    leaf.locator(".leaf-text").wait_for()
+    yield "explore"
+    page.click("[data-tab=diagnose]")
+    for query, marker, name in (
+        ("reserveStock soft hold", "#diag-best", "diagnose"),
+        ("Luis", "#diag-candidates", "diagnose-ambiguous"),
+        ("xylophone quasar", "#diag-verdict.notfound", "diagnose-not-found"),
+    ):
+        page.fill("#diag-query", query)
+        page.click("#diag-form button[type=submit]")
+        page.wait_for_selector(marker)
+        yield name
+    page.click("[data-tab=timeline]")
+    page.wait_for_selector(".tl-card")
+    yield "timeline"
+
+
+def header_problems(page) -> list[str]:
+    """Tabs and language buttons that are off-screen, clipped or off the dark header bar."""
+    return page.evaluate(
+        """() => {
+        const out = [];
+        const bar = document.querySelector('.topbar').getBoundingClientRect();
+        for (const el of document.querySelectorAll('[data-tab], [data-lang]')) {
+          const r = el.getBoundingClientRect();
+          const name = el.dataset.tab || el.dataset.lang;
+          if (r.width < 1 || r.height < 1) out.push(name + ' is not shown');
+          if (r.left < 0 || r.right > innerWidth) out.push(name + ' is outside the window');
+          if (r.top < bar.top || r.bottom > bar.bottom + 0.5 || r.left < bar.left || r.right > bar.right)
+            out.push(name + ' falls out of the header bar');
+          if (el.scrollWidth > el.clientWidth + 1) out.push(name + ' has its label cut');
+          if (parseFloat(getComputedStyle(el).fontSize) < 12) out.push(name + ' is smaller than 12px');
+        }
+        return out;
+    }"""
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_screen_fits_the_window(browser, site, width, lang):
+    context = browser.new_context(viewport={"width": width, "height": 844}, locale="en-US")
+    page = watched_page(context, site)
+    try:
+        set_language(page, lang)
+        for screen in visit_screens(page):
+            overflow = page.evaluate(
+                "() => [document.scrollingElement.scrollWidth, window.innerWidth]"
+            )
+            assert overflow[0] <= overflow[1], (screen, overflow)
+            assert header_problems(page) == [], screen
+            if screen == "folder-dialog":
+                box = page.locator(".modal-card").bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width, box
+                assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
+            page.screenshot(path=str(site["scratch"] / f"{screen}-{width}-{lang}.png"))
+            if (width, lang, screen) == (390, "en", "explore"):
+                shot(page, site, "narrow")
+        assert not page.problems, page.problems
+    finally:
+        context.close()
+
+
+# -- accessibility ------------------------------------------------------------------------------
+def axe_violations(page, source: str) -> list[str]:
+    """Serious and critical WCAG 2.2 AA (and best-practice) violations axe-core finds now."""
+    page.evaluate(source)  # through the debugger protocol, so the page's CSP does not apply
+    found = page.evaluate(
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(r =>
+            r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+              .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))""",
+        AXE_TAGS,
+    )
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("width", (390, 1280))
+def test_axe_finds_no_serious_violation_on_any_screen(browser, site, width, lang):
+    if not AXE_JS.is_file():
+        pytest.skip(
+            f"axe-core is not installed at {AXE_JS} (npm install --prefix .cache/axe axe-core@4)"
+        )
+    source = AXE_JS.read_text(encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 844}, locale="en-US")
+    page = watched_page(context, site)
+    try:
+        set_language(page, lang)
+        report = {screen: axe_violations(page, source) for screen in visit_screens(page)}
+        assert report == {screen: [] for screen in report}
+        assert len(report) == 7
+    finally:
+        context.close()
+
+
+def focused(page) -> str:
+    return page.evaluate(
+        "() => { const a = document.activeElement; return a.id || a.dataset.tab || a.className; }"
+    )
+
+
+def test_tabs_move_with_the_arrow_keys(page):
+    page.focus("[data-tab=explore][aria-selected=true]")
+    assert page.get_attribute("#tab-explore", "aria-controls") == "view-explore"
+    page.keyboard.press("ArrowRight")
+    assert focused(page) == "tab-diagnose"
+    assert page.is_visible("#view-diagnose") and not page.is_visible("#view-explore")
+    page.keyboard.press("End")
+    assert focused(page) == "tab-timeline" and page.is_visible("#view-timeline")
+    page.keyboard.press("ArrowRight")  # wraps round
+    assert focused(page) == "tab-setup" and page.is_visible("#view-setup")
+    page.keyboard.press("ArrowLeft")
+    assert focused(page) == "tab-timeline"
+    tabindexes = page.eval_on_selector_all("[role=tab]", "els => els.map(e => e.tabIndex)")
+    assert sorted(tabindexes) == [-1, -1, -1, 0]  # one tab stop for the whole list
+
+
+def test_tree_opens_and_walks_with_the_keyboard(page):
+    page.click("[data-tab=explore]")
+    first = page.locator(".tnode-domain > .trow").first
+    first.focus()
+    page.keyboard.press("ArrowRight")  # opens the domain
+    page.wait_for_selector(".tnode-domain.open > ul > li")
+    assert page.get_attribute(".tnode-domain >> nth=0", "aria-expanded") == "true"
+    page.keyboard.press("ArrowRight")  # enters its first child
+    child = page.evaluate(
+        "document.activeElement.parentElement.parentElement.parentElement.className"
+    )
+    assert "tnode-domain" in child
+    page.keyboard.press("ArrowLeft")  # back to the domain (the child is closed)
+    assert page.evaluate("document.activeElement.parentElement.classList.contains('tnode-domain')")
+    page.keyboard.press("ArrowLeft")  # closes it
+    page.wait_for_selector(".tnode-domain.open", state="detached")
+    page.keyboard.press("ArrowDown")
+    second = page.evaluate(
+        "document.activeElement === document.querySelectorAll('.tnode-domain > .trow')[1]"
+    )
+    assert second
+
+
+def test_folder_dialog_takes_focus_and_escape_gives_it_back(page):
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-agent")
+    page.focus("#choose-memory")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#folder-list .folder")
+    page.wait_for_function("document.querySelector('#modal').contains(document.activeElement)")
+    for _ in range(12):  # Tab never leaves the dialog
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.querySelector('#modal').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#modal")
+    assert focused(page) == "choose-memory"
+
+
+# -- every user-visible server string in the page's language ---------------------------------------
+PROSE_KEYS = {"reason", "notices", "notice", "error"}
+
+
+def server_prose(payload, found: set[str]) -> None:
+    """The English sentences the server sends for people (reasons, notices, errors)."""
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            if key in PROSE_KEYS:
+                for text in value if isinstance(value, list) else [value]:
+                    if isinstance(text, str) and len(text.split()) >= 3:
+                        found.add(text)
+            elif key == "source_label" and value == "saved memory":
+                found.add(value)
+            else:
+                server_prose(value, found)
+    elif isinstance(payload, list):
+        for item in payload:
+            server_prose(item, found)
+
+
+def test_a_spanish_screen_shows_no_english_from_the_server(page, site):
+    sent: set[str] = set()
+
+    def record(response) -> None:
+        if "/api/" in response.url:
+            try:
+                server_prose(response.json(), sent)
+            except Exception:  # not JSON (never expected): nothing to record
+                pass
+
+    page.on("response", record)
+    set_language(page, "es")
+    seen = []
+    for screen in visit_screens(page):
+        seen.append((screen, page.inner_text("body")))
+    page.click("[data-tab=diagnose]")
+    for query in ("the of and", "Deploy rule webshop Tuesdays"):
+        page.fill("#diag-query", query)
+        page.click("#diag-form button[type=submit]")
+        page.wait_for_selector("#diag-verdict")
+        seen.append((query, page.inner_text("body")))
+    assert "recuerdo guardado" in seen[-1][1]
+    assert "dijiste" in dict(seen)["timeline"]  # the changes, worded in Spanish
+    assert "Leídos:" in seen[-1][1]
+    assert "stop words" in " ".join(sent) and "saved memory" in sent  # the probes reached them
+    leaks = [(where, text) for where, body in seen for text in sent if text in body]
+    assert leaks == []
+
+
+def test_folder_dialog_takes_a_typed_path_and_words_errors_in_spanish(page, site):
+    set_language(page, "es")
+    page.click("[data-tab=setup]")
+    page.click("#choose-project")
+    page.wait_for_selector("#fd-path")
+    page.fill("#fd-path", str(site["project"]))
+    page.press("#fd-path", "Enter")
+    page.wait_for_function(
+        "p => document.querySelector('#fd-current').innerText === p", arg=str(site["project"])
+    )
+    page.fill("#fd-path", "/etc")
+    page.press("#fd-path", "Enter")
+    error = page.locator("#modal .notice.error")
+    error.wait_for()
+    assert error.inner_text().startswith("Solo se pueden usar carpetas dentro de")
+    page.problems[:] = [p for p in page.problems if "403" not in p]
+    page.keyboard.press("Escape")

@@ -747,3 +747,50 @@ def test_page_has_no_inline_code_and_inserts_data_as_text():
     app = (STATIC / "app.js").read_text(encoding="utf-8")
     assert "innerHTML" not in app and "insertAdjacentHTML" not in app and "eval(" not in app
     assert "https://" not in app and "http://" not in app.replace("http://www.w3.org/2000/svg", "")
+
+
+# -- small set-up promises ------------------------------------------------------------------------
+def test_merging_into_mcp_json_keeps_its_file_mode(gui):
+    target = gui.home / "projects" / "alpha" / ".mcp.json"
+    target.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}), encoding="utf-8")
+    os.chmod(target, 0o644)
+    status, preview = gui.post_json(
+        "/api/setup/preview", {"kind": "project", "folder": str(target.parent)}
+    )
+    assert status == 200 and preview["status"] == "merge"
+    assert gui.post_json("/api/setup/confirm", {"id": preview["id"]})[0] == 200
+    assert "ihmt-memory" in target.read_text(encoding="utf-8")
+    assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_starting_memory_outside_the_root_stays_reachable(tmp_path, store_template):
+    import shutil
+
+    home = tmp_path / "allowed"
+    (home / "mem").mkdir(parents=True)
+    shutil.copytree(store_template, home / "mem", dirs_exist_ok=True)
+    outside = tmp_path / "elsewhere" / "start"
+    shutil.copytree(store_template, outside)
+    running = _start(outside, home)
+    try:
+        select = "/api/memory/select"
+        assert running.post_json(select, {"folder": str(home / "mem")})[0] == 200
+        status, back = running.post_json(select, {"folder": str(outside)})
+        assert status == 200 and back["workspace"] == str(outside)
+        status, listing = running.get_json(f"/api/fs/list?path={outside}")
+        assert status == 200 and listing["parent"] is None  # its own folder, nothing above
+        assert running.get_json(f"/api/fs/list?path={outside.parent}")[0] == 403
+    finally:
+        _stop(running)
+
+
+def test_a_folder_without_a_store_is_not_made_active_before_confirmation(gui):
+    empty = gui.home / "projects" / "alpha"
+    status, body = gui.post_json("/api/memory/select", {"folder": str(empty)})
+    assert status == 400 and body["code"] == "no_store_there"
+    assert gui.get_json("/api/info")[1]["workspace"] == str(gui.workspace)
+    status, preview = gui.post_json("/api/setup/preview", {"kind": "store", "folder": str(empty)})
+    assert status == 200 and preview["exists"] is False
+    assert gui.get_json("/api/info")[1]["workspace"] == str(gui.workspace)  # still the old one
+    status, made = gui.post_json("/api/setup/confirm", {"id": preview["id"]})
+    assert status == 200 and made["workspace"] == str(empty)

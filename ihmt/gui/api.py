@@ -11,15 +11,26 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import __version__
 from ..api import IHMT
-from ..errors import IHMTError, InputError, StoreNotFoundError
+from ..errors import IHMTError, StoreNotFoundError
 from ..render import source_label
 from ..store.layout import StoreLayout, resolve_workspace
-from .setup import FolderFence, OutsideRootError, SetupService, mcp_server_path, snippets
+from .locks import StoreLocks
+from .setup import (
+    LIST_PAGE,
+    LIST_PAGE_MAX,
+    FolderFence,
+    GuiInputError,
+    OutsideRootError,
+    SetupService,
+    mcp_server_path,
+    snippets,
+)
 
 log = logging.getLogger("ihmt.gui")
 
@@ -51,10 +62,11 @@ REF_FIELDS = (
 class ApiError(Exception):
     """An HTTP status and a one-line message for the page."""
 
-    def __init__(self, status: int, message: str, code: str = "") -> None:
+    def __init__(self, status: int, message: str, code: str = "", **params: object) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
+        self.params = params
 
 
 Handler = Callable[[dict, dict], dict]
@@ -64,62 +76,93 @@ class GuiApp:
     """State of one GUI process: the active memory folder, the folder fence and the previews."""
 
     def __init__(self, workspace=None, browse_root=None) -> None:
-        self.fence = FolderFence(browse_root if browse_root is not None else Path.home())
-        self.setup = SetupService(self.fence)
         self.workspace = resolve_workspace(workspace)
+        root = browse_root if browse_root is not None else Path.home()
+        self.fence = FolderFence(root, also=(self.workspace,))
+        self.setup = SetupService(self.fence)
         self._memory: IHMT | None = None
-        self._lock = threading.RLock()
-        self.routes: dict[tuple[str, str], Handler] = {
-            ("GET", "/api/info"): self.info,
-            ("GET", "/api/overview"): self.overview,
-            ("GET", "/api/node"): self.node,
-            ("GET", "/api/leaf"): self.leaf,
-            ("POST", "/api/search"): self.search,
-            ("GET", "/api/timeline"): self.timeline,
-            ("GET", "/api/fs/list"): self.fs_list,
-            ("POST", "/api/memory/select"): self.select_memory,
-            ("GET", "/api/setup/snippets"): self.setup_snippets,
-            ("POST", "/api/setup/preview"): self.setup_preview,
-            ("POST", "/api/setup/confirm"): self.setup_confirm,
+        self._opening = threading.Lock()  # one thread opens the memory; the others reuse it
+        self.locks = StoreLocks()
+        self._notes_cache: tuple[tuple[int, int], dict[str, list[dict]]] | None = None
+        # each route with how it uses the active store: "read" runs beside other reads,
+        # "write" (switching or creating the store) runs alone, "free" takes no store lock
+        self.routes: dict[tuple[str, str], tuple[Handler, str]] = {
+            ("GET", "/api/info"): (self.info, "free"),
+            ("GET", "/api/overview"): (self.overview, "read"),
+            ("GET", "/api/node"): (self.node, "read"),
+            ("GET", "/api/leaf"): (self.leaf, "read"),
+            ("POST", "/api/search"): (self.search, "read"),
+            ("GET", "/api/timeline"): (self.timeline, "read"),
+            ("GET", "/api/fs/list"): (self.fs_list, "free"),
+            ("POST", "/api/memory/select"): (self.select_memory, "write"),
+            ("GET", "/api/setup/snippets"): (self.setup_snippets, "free"),
+            ("POST", "/api/setup/preview"): (self.setup_preview, "free"),
+            ("POST", "/api/setup/confirm"): (self.setup_confirm, "write"),
         }
 
     # -- dispatch ---------------------------------------------------------------------------------
     def dispatch(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict]:
-        handler = self.routes.get((method, route))
-        if handler is None:
+        entry = self.routes.get((method, route))
+        if entry is None:
             known = any(path == route for _m, path in self.routes)
             return (
-                (405, {"error": "method not allowed"}) if known else (404, {"error": "not found"})
+                (405, {"error": "method not allowed", "code": "method"})
+                if known
+                else (404, {"error": "not found", "code": "no_route"})
             )
+        handler, mode = entry
         try:
-            with self._lock:
+            if mode == "free":
+                return 200, handler(query, body)
+            with self._store_lock(mode):
                 return 200, handler(query, body)
         except ApiError as exc:
-            return exc.status, {"error": str(exc), "code": exc.code}
+            return exc.status, _error(exc, exc.code, exc.params)
         except OutsideRootError as exc:
-            return 403, {"error": str(exc), "code": "outside_root"}
+            return 403, _error(exc, exc.code, exc.params)
+        except GuiInputError as exc:
+            return 400, _error(exc, exc.code, exc.params)
         except StoreNotFoundError as exc:
-            return 404, {"error": str(exc), "code": "no_store"}
+            return 404, _error(exc, "no_store", {})
         except IHMTError as exc:
-            return 400, {"error": str(exc), "code": type(exc).__name__}
+            # the engine's own message has no translation: the page names the kind of error
+            return 400, _error(exc, type(exc).__name__, {})
         except Exception:  # a bug must not kill the server or leak a traceback to the page
             log.exception("GUI endpoint %s failed", route)
-            return 500, {"error": "internal error; see the terminal running the GUI"}
+            return 500, {
+                "error": "internal error; see the terminal running the GUI",
+                "code": "internal",
+            }
+
+    @contextmanager
+    def _store_lock(self, mode: str) -> Iterator[None]:
+        """The active store's read or write lock; retried if a switch moved the store meanwhile."""
+        while True:
+            workspace = self.workspace
+            lock = self.locks.of(workspace)
+            with lock.read() if mode == "read" else lock.write():
+                if self.workspace == workspace:
+                    yield
+                    return
 
     def close(self) -> None:
-        with self._lock:
+        """Close the open memory (callers hold the store's write lock, or are shutting down)."""
+        with self._opening:
             if self._memory is not None:
                 self._memory.close()
                 self._memory = None
 
     # -- the active memory -------------------------------------------------------------------------
     def memory(self) -> IHMT:
-        if self._memory is None:
-            layout = StoreLayout(self.workspace)
-            if not layout.exists():
-                raise StoreNotFoundError(f"no IHMT store at {layout.root} yet; create it in Set up")
-            self._memory = IHMT.open(self.workspace)
-        return self._memory
+        with self._opening:
+            if self._memory is None:
+                layout = StoreLayout(self.workspace)
+                if not layout.exists():
+                    raise StoreNotFoundError(
+                        f"no IHMT store at {layout.root} yet; create it in Set up"
+                    )
+                self._memory = IHMT.open(self.workspace)
+            return self._memory
 
     def _switch(self, workspace: Path) -> None:
         self.close()
@@ -190,11 +233,12 @@ class GuiApp:
             this = self._ref(branch.get("self", {"id": node_id, "kind": "branch"}))
         page = refs[offset : offset + limit]
         ctx = memory.time_context()
+        notes = self._notes(memory)
         return {
             "node": this,
             "total": len(refs),
             "offset": offset,
-            "children": [self._ref(r, ctx) for r in page],
+            "children": [self._ref(r, ctx, notes) for r in page],
         }
 
     def leaf(self, query: dict, body: dict) -> dict:
@@ -202,7 +246,7 @@ class GuiApp:
         leaf_id = _node_id(query.get("id"), leaf=True)
         leaf = memory.store.read_leaf(leaf_id)
         if leaf is None:
-            raise ApiError(404, f"no memory with id {leaf_id}")
+            raise ApiError(404, f"no memory with id {leaf_id}", "no_memory", id=leaf_id)
         outdated = memory.time_context()
         content = leaf.content
         return {
@@ -223,17 +267,18 @@ class GuiApp:
             "path": memory.path_of(leaf.leaf_id),
             "outdated": leaf.leaf_id in outdated.outdated,
             "notices": outdated.outdated.get(leaf.leaf_id, []),
+            "notice_codes": self._notes(memory).get(leaf.leaf_id, []),
             "replaced_by": outdated.replaced_by.get(leaf.leaf_id),
         }
 
     def _branch(self, memory: IHMT, node_id: object) -> dict:
         node_id = _node_id(node_id, leaf=False)
         if memory.catalog.branch_row(node_id) is None:
-            raise ApiError(404, f"no branch with id {node_id}")
+            raise ApiError(404, f"no branch with id {node_id}", "no_branch", id=node_id)
         return memory.tree.read_branch(node_id)
 
     @staticmethod
-    def _ref(ref: dict, ctx=None) -> dict:
+    def _ref(ref: dict, ctx=None, notes: dict | None = None) -> dict:
         """A child reference without its scoring internals, plus its OUTDATED state."""
         out = {k: ref[k] for k in REF_FIELDS if k in ref}
         if ref.get("kind") == "leaf" and ctx is not None:
@@ -241,25 +286,67 @@ class GuiApp:
             notices = ctx.outdated.get(ref["id"], [])
             out["outdated"] = bool(notices)
             out["notices"] = notices
+            out["notice_codes"] = (notes or {}).get(ref["id"], [])
             out["replaced_by"] = ctx.replaced_by.get(ref["id"])
         return out
+
+    def _notes(self, memory: IHMT) -> dict[str, list[dict]]:
+        """Leaf id -> its OUTDATED notices as codes plus parameters (the page words them)."""
+        generation = memory.catalog.generation()
+        cached = self._notes_cache
+        if cached is not None and cached[0] == (id(memory), generation):
+            return cached[1]
+        notes: dict[str, list[dict]] = {}
+        for leaf_id, changes in memory.resolver.superseded_changes().items():
+            notes[leaf_id] = [
+                {
+                    "code": "fact_changed",
+                    "params": {
+                        "key": c.key,
+                        "old": c.old_value,
+                        "old_date": c.old_timestamp,
+                        "new": c.new_value,
+                        "new_date": c.new_timestamp,
+                        "new_leaf": c.new_leaf,
+                    },
+                }
+                for c in changes
+            ]
+        for old_id, new_id, _created in memory.catalog.links():
+            old = memory.catalog.leaf_row(old_id) or {}
+            new = memory.catalog.leaf_row(new_id) or {}
+            notes.setdefault(old_id, []).append(
+                {
+                    "code": "corrected_by",
+                    "params": {
+                        "id": new_id,
+                        "old_date": old.get("timestamp", ""),
+                        "new_date": new.get("timestamp", ""),
+                    },
+                }
+            )
+        self._notes_cache = ((id(memory), generation), notes)
+        return notes
 
     # -- endpoints: Diagnose -----------------------------------------------------------------------
     def search(self, query: dict, body: dict) -> dict:
         text = body.get("query")
         clue = body.get("clue") or None
         if not isinstance(text, str) or not text.strip():
-            raise InputError("type something to search for")
+            raise ApiError(400, "type something to search for", "empty_query")
         if len(text) > QUERY_MAX or (isinstance(clue, str) and len(clue) > QUERY_MAX):
-            raise InputError(f"the query is longer than {QUERY_MAX} characters")
+            raise ApiError(
+                400, f"the query is longer than {QUERY_MAX} characters", "query_long", n=QUERY_MAX
+            )
         top_k = body.get("top_k", 5)
         if not isinstance(top_k, int) or isinstance(top_k, bool) or not 1 <= top_k <= 20:
-            raise InputError("top_k must be a number from 1 to 20")
+            raise ApiError(400, "top_k must be a number from 1 to 20", "bad_top_k")
         memory = self.memory()
         started = time.perf_counter()
         result = memory.search(text, top_k=top_k, clue=clue)
         elapsed = time.perf_counter() - started
         counters = memory.tree.read_root().get("counters", {})
+        notes = self._notes(memory)
         total_leaves = result.total_leaves or counters.get("leaves", 0)
         total_nodes = result.total_nodes or counters.get("branches", 0)
         hits = [
@@ -277,6 +364,7 @@ class GuiApp:
                 "content": h.content[:4000],
                 "outdated": h.outdated,
                 "notices": h.notices,
+                "notice_codes": notes.get(h.leaf_id, []),
                 "matched_terms": h.matched_terms,
                 "coverage": round(h.coverage, 3),
             }
@@ -289,6 +377,8 @@ class GuiApp:
             "ambiguous": result.ambiguous,
             "not_found": result.not_found,
             "reason": result.reason,
+            "reason_code": result.reason_code,
+            "reason_params": result.reason_params,
             "node_reads": result.node_reads,
             "leaf_reads": result.leaf_reads,
             "files_opened": result.node_reads + result.leaf_reads,
@@ -309,6 +399,7 @@ class GuiApp:
         rank = {h.leaf_id: i + 1 for i, h in enumerate(hits)}
         on_path = {node for h in hits for node in h.path}
         ctx = memory.time_context()
+        notes = self._notes(memory)
 
         def level(node_id: str, depth: int) -> dict:
             if node_id == "root":
@@ -325,7 +416,7 @@ class GuiApp:
                     others += 1
                     if others > DESCENT_SIBLINGS:
                         continue
-                item = self._ref(ref, ctx)
+                item = self._ref(ref, ctx, notes)
                 item["on_path"] = ident in on_path
                 item["best"] = ident in best
                 item["hit_rank"] = rank.get(ident)
@@ -387,11 +478,22 @@ class GuiApp:
 
     # -- endpoints: Set up -----------------------------------------------------------------------------
     def fs_list(self, query: dict, body: dict) -> dict:
-        return self.fence.listing(query.get("path") or None)
+        offset, limit = _page(query, default=LIST_PAGE, most=LIST_PAGE_MAX)
+        hidden = query.get("hidden", "1") != "0"
+        return self.fence.listing(query.get("path") or None, offset, limit, hidden)
 
     def select_memory(self, query: dict, body: dict) -> dict:
         folder = self.fence.check(_text(body, "folder"))
-        self._switch(resolve_workspace(folder))
+        workspace = resolve_workspace(folder)
+        if not StoreLayout(workspace).exists():
+            # a folder without a store becomes the active memory only once the user has
+            # previewed and confirmed creating one (Set up does that: preview, then confirm)
+            raise GuiInputError(
+                f"no IHMT store in {workspace}; preview and confirm creating one first",
+                "no_store_there",
+                path=str(workspace),
+            )
+        self._switch(workspace)
         return self.info({}, {})
 
     def setup_snippets(self, query: dict, body: dict) -> dict:
@@ -405,7 +507,7 @@ class GuiApp:
         if kind == "project":
             replace = body.get("replace", False) is True
             return self.setup.preview_project(_text(body, "folder"), self.workspace, replace)
-        raise InputError('kind must be "store" or "project"')
+        raise ApiError(400, 'kind must be "store" or "project"', "bad_kind")
 
     def setup_confirm(self, query: dict, body: dict) -> dict:
         preview = self.setup.take(body.get("id"))
@@ -422,27 +524,35 @@ class GuiApp:
         return {"kind": "project", **self.setup.write_project(preview)}
 
 
+def _error(exc: Exception, code: str, params: dict) -> dict:
+    """An error for the page: the English line, plus a code and parameters to word it."""
+    return {"error": str(exc), "code": code, "params": params}
+
+
 def _text(body: dict, key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value:
-        raise InputError(f'"{key}" must be a non-empty string')
+        raise ApiError(400, f'"{key}" must be a non-empty string', "missing_field", key=key)
     return value
 
 
 def _node_id(value: object, *, leaf: bool) -> str:
     if not isinstance(value, str) or not NODE_ID.fullmatch(value) or ".." in value:
-        raise ApiError(400, "malformed node id")
+        raise ApiError(400, "malformed node id", "bad_id")
     if leaf != value.startswith("L-"):
-        raise ApiError(400, "malformed node id")
+        raise ApiError(400, "malformed node id", "bad_id")
     return value
 
 
-def _page(query: dict) -> tuple[int, int]:
+def _page(query: dict, default: int = 0, most: int = 0) -> tuple[int, int]:
+    default, most = default or PAGE_DEFAULT, most or PAGE_MAX
     try:
         offset = int(query.get("offset") or 0)
-        limit = int(query.get("limit") or PAGE_DEFAULT)
+        limit = int(query.get("limit") or default)
     except ValueError:
-        raise ApiError(400, "offset and limit must be numbers") from None
-    if offset < 0 or not 1 <= limit <= PAGE_MAX:
-        raise ApiError(400, f"offset must be >= 0 and limit between 1 and {PAGE_MAX}")
+        raise ApiError(400, "offset and limit must be numbers", "bad_page") from None
+    if offset < 0 or not 1 <= limit <= most:
+        raise ApiError(
+            400, f"offset must be >= 0 and limit between 1 and {most}", "bad_page", max=most
+        )
     return offset, limit

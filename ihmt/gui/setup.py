@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import shlex
+import stat
 import subprocess
 import sys
 import threading
@@ -26,14 +27,28 @@ from ..store.atomic import atomic_write_bytes
 from ..store.layout import STORE_DIRNAME, StoreLayout, resolve_workspace
 
 SERVER_NAME = "ihmt-memory"
-MAX_LISTED = 1000  # folders shown per directory; the rest are counted, not listed
+LIST_PAGE = 200  # folders per page of the folder browser
+LIST_PAGE_MAX = 1000
+YIELD_EVERY = 128  # entries scanned between two chances for other threads to run
 PREVIEW_TTL = 600.0  # seconds a preview stays confirmable
 MAX_PREVIEWS = 32
 MAX_JSON_BYTES = 1_000_000  # an existing .mcp.json larger than this is refused, not parsed
 
 
-class OutsideRootError(InputError):
+class GuiInputError(InputError):
+    """Bad input with a code and parameters, so the page can word it in the user's language."""
+
+    def __init__(self, message: str, code: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class OutsideRootError(GuiInputError):
     """A path that resolves outside the folder tree the GUI may browse."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(f"only folders inside {root} can be used", "outside_root", root=str(root))
 
 
 def repo_root() -> Path:
@@ -49,82 +64,116 @@ def mcp_server_path() -> Path:
 class FolderFence:
     """Only folders inside ``root`` (after resolving symlinks) may be listed or targeted."""
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    def __init__(self, root: str | os.PathLike, also: tuple = ()) -> None:
         self.root = Path(root).expanduser().resolve()
+        # single folders allowed outside the root: the memory the GUI was started on, so
+        # switching away from a --path outside the root never makes it unreachable
+        self.also = {Path(p).expanduser().resolve() for p in also}
 
     def check(self, raw: str | os.PathLike | None) -> Path:
         """The resolved folder for ``raw``; raises unless it is an existing folder in the fence."""
         if raw is None or raw == "":
             return self.root
         if not isinstance(raw, (str, os.PathLike)):
-            raise InputError("a folder path must be a string")
+            raise GuiInputError("a folder path must be a string", "bad_path")
         text = os.fspath(raw)
         if "\x00" in text or len(text) > 4096:
-            raise InputError("invalid folder path")
+            raise GuiInputError("invalid folder path", "bad_path")
         path = Path(text).expanduser()
         if not path.is_absolute():
-            raise InputError("give an absolute folder path")
+            raise GuiInputError("give an absolute folder path", "not_absolute")
         try:
             resolved = path.resolve(strict=True)
         except (OSError, RuntimeError):
-            raise InputError("no such folder") from None
+            raise GuiInputError("no such folder", "no_folder") from None
         if not self.contains(resolved):
-            raise OutsideRootError(f"only folders inside {self.root} can be used")
+            raise OutsideRootError(self.root)
         if not resolved.is_dir():
-            raise InputError("not a folder")
+            raise GuiInputError("not a folder", "not_folder")
         return resolved
 
     def contains(self, resolved: Path) -> bool:
-        return resolved == self.root or self.root in resolved.parents
+        return resolved == self.root or self.root in resolved.parents or resolved in self.also
 
-    def listing(self, raw: str | None) -> dict:
-        """Subfolders of one folder (never files), each resolved and kept only if still inside."""
+    def listing(
+        self, raw: str | None, offset: int = 0, limit: int = LIST_PAGE, hidden: bool = True
+    ) -> dict:
+        """One page of the subfolders of a folder (never files), sorted by name.
+
+        Only cheap facts are gathered for every entry (its name, and for a symbolic link where
+        it resolves, so links out of the fence are never counted); the costlier ones (is it a
+        store, does it hold .mcp.json) only for the page shown. So a folder with tens of
+        thousands of subfolders answers fast and ``total`` says how many there are.
+        """
         folder = self.check(raw)
-        entries: list[dict] = []
-        hidden_total = 0
-        extra = 0
+        names: list[tuple[str, Path | None]] = []
+        hidden_count = 0
         try:
-            children = sorted(os.scandir(folder), key=lambda e: (e.name.lower(), e.name))
+            with os.scandir(folder) as scan:
+                for count, entry in enumerate(scan):
+                    if count % YIELD_EVERY == YIELD_EVERY - 1:
+                        time.sleep(0)  # hand the interpreter to the other requests' threads
+                    inside, target = self._inside_dir(entry)
+                    if not inside:
+                        continue
+                    if entry.name.startswith(".") and not hidden:
+                        hidden_count += 1
+                        continue
+                    names.append((entry.name, target))
         except OSError as exc:
-            raise InputError(f"cannot read this folder: {exc.strerror or exc}") from None
-        for entry in children:
-            try:
-                if not entry.is_dir(follow_symlinks=True):
-                    continue
-                target = Path(entry.path).resolve(strict=True)
-            except (OSError, RuntimeError):
-                continue
-            if not self.contains(target):
-                continue
-            if len(entries) >= MAX_LISTED:
-                extra += 1
-                continue
-            hidden = entry.name.startswith(".")
-            hidden_total += hidden
-            entries.append(
-                {
-                    "name": entry.name,
-                    "path": str(target),
-                    "hidden": hidden,
-                    "store": _looks_like_store(target),
-                    "mcp_json": (target / ".mcp.json").is_file(),
-                }
-            )
-        parent = folder.parent if folder != self.root else None
+            raise GuiInputError(
+                f"cannot read this folder: {exc.strerror or exc}",
+                "unreadable_folder",
+                detail=str(exc.strerror or exc),
+            ) from None
+        names.sort(key=lambda item: (item[0].lower(), item[0]))
+        page = names[offset : offset + limit]
+        entries = [
+            {
+                "name": name,
+                "path": str(target),
+                "hidden": name.startswith("."),
+                "store": _looks_like_store(target),
+                "mcp_json": (target / ".mcp.json").is_file(),
+            }
+            for name, target in ((n, t or folder / n) for n, t in page)
+        ]
+        inside_parent = folder != self.root and self.contains(folder.parent)
+        parent = folder.parent if inside_parent else None
         return {
             "path": str(folder),
             "root": str(self.root),
             "parent": str(parent) if parent is not None else None,
             "crumbs": self._crumbs(folder),
             "entries": entries,
-            "more": extra,
+            "total": len(names),
+            "offset": offset,
+            "limit": limit,
+            "more": max(0, len(names) - offset - len(entries)),
+            "hidden_count": hidden_count,
             "store": _looks_like_store(folder),
             "mcp_json": (folder / ".mcp.json").is_file(),
         }
 
+    def _inside_dir(self, entry: os.DirEntry) -> tuple[bool, Path | None]:
+        """Whether an entry is a folder inside the fence, and for a symbolic link its target.
+
+        A plain subfolder of a checked folder stays inside and needs no Path (building 20,000
+        of them is most of a big listing's cost); only a link is resolved and checked.
+        """
+        try:
+            if not entry.is_dir(follow_symlinks=True):
+                return False, None
+            if not entry.is_symlink():
+                return True, None
+            target = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return False, None
+        return self.contains(target), target
+
     def _crumbs(self, folder: Path) -> list[dict]:
         parts = [folder]
-        while parts[-1] != self.root:
+        while parts[-1] != self.root and self.root in parts[-1].parents:
             parts.append(parts[-1].parent)
         return [{"name": p.name or str(p), "path": str(p)} for p in reversed(parts)]
 
@@ -140,11 +189,11 @@ def _looks_like_store(folder: Path) -> bool:
 def valid_folder_name(name: str) -> str:
     """One new path component typed by the user: no separators, no dot-dot, not empty."""
     if not isinstance(name, str):
-        raise InputError("the new folder name must be a string")
+        raise GuiInputError("the new folder name must be a string", "folder_name")
     name = name.strip()
     bad = ("/", "\\", "\x00", ":")
     if not name or name in (".", "..") or any(b in name for b in bad) or len(name) > 120:
-        raise InputError("give a plain folder name (no slashes)")
+        raise GuiInputError("give a plain folder name (no slashes)", "folder_name")
     return name
 
 
@@ -254,12 +303,14 @@ class SetupService:
         base = self.fence.check(folder)
         workspace = base / valid_folder_name(name) if name else base
         if workspace.exists() and not workspace.is_dir():
-            raise InputError("a file with that name already exists")
+            raise GuiInputError("a file with that name already exists", "file_exists")
         if workspace.is_symlink():
-            raise InputError("the chosen folder is a symbolic link; pick its target instead")
+            raise GuiInputError(
+                "the chosen folder is a symbolic link; pick its target instead", "symlink_folder"
+            )
         workspace = resolve_workspace(workspace)
         if not self.fence.contains(workspace.resolve() if workspace.exists() else workspace):
-            raise OutsideRootError(f"only folders inside {self.fence.root} can be used")
+            raise OutsideRootError(self.fence.root)
         layout = StoreLayout(workspace)
         exists = layout.exists()
         info = {
@@ -279,21 +330,27 @@ class SetupService:
         project = self.fence.check(folder)
         target = project / ".mcp.json"
         if target.is_symlink():
-            raise InputError(".mcp.json in that folder is a symbolic link; IHMT will not follow it")
+            raise GuiInputError(
+                ".mcp.json in that folder is a symbolic link; IHMT will not follow it",
+                "mcp_symlink",
+            )
         if target.exists() and not target.is_file():
-            raise InputError(".mcp.json in that folder is not a regular file")
+            raise GuiInputError(".mcp.json in that folder is not a regular file", "mcp_not_file")
         entry = server_entry(workspace)
         original: bytes | None = None
         data: dict = {}
         if target.exists():
             original = target.read_bytes()
             if len(original) > MAX_JSON_BYTES:
-                raise InputError("the existing .mcp.json is too large to merge safely")
+                raise GuiInputError(
+                    "the existing .mcp.json is too large to merge safely", "mcp_too_large"
+                )
             data = _parse_mcp_json(original)
         servers = data.setdefault("mcpServers", {})
         if not isinstance(servers, dict):
-            raise InputError(
-                'the existing .mcp.json has an "mcpServers" value that is not an object'
+            raise GuiInputError(
+                'the existing .mcp.json has an "mcpServers" value that is not an object',
+                "mcp_not_object",
             )
         others = [name for name in servers if name != SERVER_NAME]
         current = servers.get(SERVER_NAME)
@@ -348,12 +405,12 @@ class SetupService:
     def take(self, preview_id: object) -> Preview:
         """The preview for ``preview_id``, removed so it can be confirmed only once."""
         if not isinstance(preview_id, str) or not preview_id or len(preview_id) > 64:
-            raise InputError("unknown or expired preview; preview again")
+            raise GuiInputError("unknown or expired preview; preview again", "preview_expired")
         with self._lock:
             self._expire()
             preview = self._previews.pop(preview_id, None)
         if preview is None:
-            raise InputError("unknown or expired preview; preview again")
+            raise GuiInputError("unknown or expired preview; preview again", "preview_expired")
         return preview
 
     def write_project(self, preview: Preview) -> dict:
@@ -361,14 +418,22 @@ class SetupService:
         target = preview.target
         folder = self.fence.check(str(target.parent))
         if folder != target.parent:
-            raise InputError("the project folder changed since the preview; preview again")
+            raise GuiInputError(
+                "the project folder changed since the preview; preview again", "preview_stale"
+            )
         if target.is_symlink():
-            raise InputError(".mcp.json became a symbolic link since the preview; preview again")
+            raise GuiInputError(
+                ".mcp.json became a symbolic link since the preview; preview again", "preview_stale"
+            )
         now = target.read_bytes() if target.exists() else None
         now_sha = _sha(now) if now is not None else None
         if now_sha != preview.original_sha:
-            raise InputError(".mcp.json changed since the preview; preview again")
+            raise GuiInputError(".mcp.json changed since the preview; preview again", "mcp_changed")
+        # a merge keeps the file's mode (a 644 project file stays 644); a new one is 644 too,
+        # like any file a project commits (it holds paths, no secret)
+        mode = stat.S_IMODE(target.stat().st_mode) if now is not None else 0o644
         atomic_write_bytes(target, preview.data)
+        os.chmod(target, mode)
         return {"written": str(target), "bytes": len(preview.data), "sha256": _sha(preview.data)}
 
     def check_store_target(self, preview: Preview) -> Path:
@@ -377,7 +442,9 @@ class SetupService:
         anchor = workspace if workspace.exists() else workspace.parent
         self.fence.check(str(anchor))
         if workspace.is_symlink():
-            raise InputError("the chosen folder became a symbolic link; preview again")
+            raise GuiInputError(
+                "the chosen folder became a symbolic link; preview again", "preview_stale"
+            )
         return workspace
 
 
@@ -385,11 +452,14 @@ def _parse_mcp_json(raw: bytes) -> dict:
     try:
         data = json.loads(raw.decode("utf-8-sig")) if raw.strip() else {}
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(
-            "the existing .mcp.json is not valid JSON; fix it by hand first (IHMT will not overwrite it)"
+        raise GuiInputError(
+            "the existing .mcp.json is not valid JSON; fix it by hand first (IHMT will not overwrite it)",
+            "mcp_invalid",
         ) from None
     if not isinstance(data, dict):
-        raise InputError("the existing .mcp.json is not a JSON object; IHMT will not overwrite it")
+        raise GuiInputError(
+            "the existing .mcp.json is not a JSON object; IHMT will not overwrite it", "mcp_invalid"
+        )
     return data
 
 
@@ -409,6 +479,7 @@ def _store_listing(layout: StoreLayout) -> list[str]:
 __all__ = [
     "STORE_DIRNAME",
     "FolderFence",
+    "GuiInputError",
     "OutsideRootError",
     "Preview",
     "SetupService",

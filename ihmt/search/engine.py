@@ -142,6 +142,7 @@ class SearchEngine:
         if query.empty:
             result.not_found = True
             result.reason = "the query has no searchable words (only stop words or symbols)"
+            result.reason_code, result.reason_params = "no_words", {}
             return result
         n, avgdl = self.catalog.corpus_stats()
         result.total_leaves = n
@@ -169,6 +170,7 @@ class SearchEngine:
         if not weights and self.dense is None and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
+            result.reason_code, result.reason_params = "no_match", {}
             return result
         root = self.tree.read_root()
         result.total_nodes = int(root.get("counters", {}).get("branches", 0))
@@ -182,6 +184,7 @@ class SearchEngine:
         if not candidates and not facts:
             result.not_found = True
             result.reason = "no memory contains any of these words"
+            result.reason_code, result.reason_params = "no_match", {}
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
@@ -209,6 +212,7 @@ class SearchEngine:
         if not hits:
             result.not_found = True
             result.reason = "the matching memories could not be read; run `ihmt check`"
+            result.reason_code, result.reason_params = "unreadable", {}
             return result
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         self._judge(result, ranked, query, common, dense, history)
@@ -476,6 +480,8 @@ class SearchEngine:
                     if coverage > 0 or not dense
                     else "no memory shares these words or comes close in meaning"
                 )
+                stray_code = "stray" if coverage > 0 or not dense else "no_meaning"
+                result.reason_code, result.reason_params = stray_code, {"coverage": coverage}
                 return
         tied = [
             c
@@ -495,6 +501,7 @@ class SearchEngine:
                     f"{len(tied)} memories match this query equally well; give a clue "
                     "(a place, a date, a project) to choose"
                 )
+                result.reason_code, result.reason_params = "ambiguous", {"n": len(tied)}
 
 
 def _order_by_time(

@@ -344,6 +344,16 @@ class ConflictResolver:
             notes.setdefault(entry.fact.source_leaf, {})[change.notice()] = None
         return {leaf: "\n".join(texts) for leaf, texts in sorted(notes.items())}
 
+    def superseded_changes(self) -> dict[str, list[Contradiction]]:
+        """Leaf id -> the changes that replaced a fact it stated: superseded_leaves() before
+        wording, for presenters that word the notice in another language."""
+        out: dict[str, list[Contradiction]] = {}
+        for change, entry in self._replaced():
+            found = out.setdefault(entry.fact.source_leaf, [])
+            if change not in found:
+                found.append(change)
+        return out
+
     def stale_values(self) -> dict[str, set[str]]:
         """Leaf id -> the replaced values it states, for the leaves that also state a value
         that is still current ("I moved to Valencia and work at Acme" once the move to

@@ -7,6 +7,7 @@
   const I18N = window.IHMT_I18N;
   const SVGNS = 'http://www.w3.org/2000/svg';
   const PAGE = 100;
+  const FOLDER_PAGE = 200;
   const TABS = ['setup', 'explore', 'diagnose', 'timeline'];
 
   const state = {
@@ -65,6 +66,7 @@
       el.placeholder = t(el.dataset.i18nPlaceholder);
     });
     document.querySelectorAll('[data-i18n-title]').forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+    document.querySelectorAll('[data-i18n-aria]').forEach((el) => { el.setAttribute('aria-label', t(el.dataset.i18nAria)); });
     document.querySelectorAll('[data-lang]').forEach((el) => {
       el.classList.toggle('active', el.dataset.lang === state.lang);
       el.setAttribute('aria-pressed', String(el.dataset.lang === state.lang));
@@ -105,7 +107,7 @@
     try {
       resp = await fetch(path, opts);
     } catch (e) {
-      throw new ApiError(t('err.offline'), 0, '');
+      throw new ApiError('', 0, 'offline');
     }
     let data = {};
     try { data = await resp.json(); } catch (e) { data = {}; }
@@ -113,12 +115,24 @@
       state.denied = true;
       showDenied();
     }
-    if (!resp.ok) throw new ApiError(data.error || resp.statusText, resp.status, data.code || '');
+    if (!resp.ok) throw new ApiError(data.error || resp.statusText, resp.status, data.code || '', data.params || {});
     return data;
   }
 
+  // An error from the server, worded in the page's language from its code and parameters;
+  // the server's English line is shown only in English and only when the code is unknown.
   class ApiError extends Error {
-    constructor(message, status, code) { super(message); this.status = status; this.code = code; }
+    constructor(english, status, code, params) {
+      super();
+      this.english = english; this.status = status; this.code = code; this.params = params || {};
+    }
+
+    get message() {
+      const key = 'err.' + this.code;
+      if (this.code && key in I18N.en) return t(key, this.params);
+      if (state.lang === 'en' && this.english) return this.english;
+      return t('err.http', { status: this.status, code: this.code || '' });
+    }
   }
 
   // ---------------------------------------------------------------- DOM helpers
@@ -175,7 +189,7 @@
 
   function codeBlock(text, cls) {
     return h('div', { class: ['code-wrap', cls] },
-      h('pre', { class: 'code' }, text),
+      h('pre', { class: 'code', tabindex: '0' }, text),
       h('button', { class: 'btn small ghost copy', type: 'button', onclick: () => copyText(text) }, t('common.copy')));
   }
 
@@ -220,11 +234,23 @@
       const on = b.dataset.tab === name;
       b.classList.toggle('active', on);
       b.setAttribute('aria-selected', String(on));
+      b.tabIndex = on ? 0 : -1;  // one tab stop for the tab list; arrows move inside it
     });
     document.querySelectorAll('.view').forEach((v) => { v.hidden = v.id !== 'view-' + name; });
     if (location.hash !== '#' + name) history.replaceState(null, '', '#' + name);
     const view = views[name];
     if (!view.loaded) { view.loaded = true; view.load(); } else if (!view.rendered) view.render();
+  }
+
+  function tabKey(e) {
+    // the WAI-ARIA tabs pattern: arrows, Home and End move to another tab and show it
+    const i = TABS.indexOf(e.currentTarget.dataset.tab);
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
+    if (next === undefined) return;
+    e.preventDefault();
+    const name = TABS[(next + TABS.length) % TABS.length];
+    showTab(name);
+    $('#tab-' + name).focus();
   }
 
   function showDenied() {
@@ -233,7 +259,7 @@
     clear(box).appendChild(h('div', { class: 'denied-card' },
       h('h2', {}, t('denied.title')),
       h('p', {}, t('denied.body')),
-      h('pre', { class: 'code' }, 'python3 gui.py')));
+      h('pre', { class: 'code', tabindex: '0' }, 'python3 gui.py')));
   }
 
   async function refreshInfo() {
@@ -318,9 +344,7 @@
       const ref = node.ref;
       const row = h('div', { class: 'trow', tabindex: '0' });
       row.addEventListener('click', () => this.toggle(node));
-      row.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.toggle(node); }
-      });
+      row.addEventListener('keydown', (e) => this.treeKey(e, node));
       row.appendChild(h('span', { class: 'caret' }));
       if (node.type === 'domain') {
         append(row, [
@@ -336,11 +360,11 @@
         ]);
       } else {
         append(row, [
-          h('span', { class: 'node-icon leaf' }),
+          leafIcon(),
           h('span', { class: 'ttitle' }, ref.title || ref.id,
             h('span', { class: 'texcerpt' }, leafExcerpt(ref))),
           ref.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
-          h('span', { class: 'tmeta' }, ref.source_label || '', h('span', { class: 'sep' }), day(ref.date)),
+          h('span', { class: 'tmeta' }, srcLabel(ref), h('span', { class: 'sep' }), day(ref.date)),
         ]);
       }
       li.appendChild(row);
@@ -363,12 +387,37 @@
       return li;
     },
 
+    treeKey(e, node) {
+      // the WAI-ARIA tree pattern: Up/Down move, Right opens or enters, Left closes or leaves
+      const rows = Array.from(document.querySelectorAll('#view-explore .tree .trow'));
+      const i = rows.indexOf(e.currentTarget);
+      const go = (el) => { if (el) { e.preventDefault(); el.focus(); } };
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); this.toggle(node); }
+      else if (e.key === 'ArrowDown') go(rows[i + 1]);
+      else if (e.key === 'ArrowUp') go(rows[i - 1]);
+      else if (e.key === 'Home') go(rows[0]);
+      else if (e.key === 'End') go(rows[rows.length - 1]);
+      else if (e.key === 'ArrowRight') {
+        e.preventDefault();
+        if (!node.expanded) this.toggle(node);
+        else go(node.el.querySelector(':scope > ul > li > .trow'));
+      } else if (e.key === 'ArrowLeft') {
+        e.preventDefault();
+        if (node.expanded) this.toggle(node);
+        else {
+          const parent = node.el.parentElement.closest('li.tnode');
+          go(parent && parent.querySelector(':scope > .trow'));
+        }
+      }
+    },
+
     rerender(node) {
       const old = node.el;
       const fresh = this.renderNode(node);
       if (old && old.parentNode) old.parentNode.replaceChild(fresh, old);
       const row = fresh.querySelector('.trow');
-      if (row && document.activeElement === document.body) row.focus({ preventScroll: true });
+      const lost = document.activeElement === document.body || !document.activeElement || !document.contains(document.activeElement);
+      if (row && lost) row.focus({ preventScroll: true });
     },
 
     async toggle(node) {
@@ -417,6 +466,58 @@
     return text ? ' — ' + text : '';
   }
 
+  function leafIcon() {
+    // a page with a folded corner: a memory's text, not a checkbox
+    return h('svg:svg', { class: 'node-icon leaf', viewBox: '0 0 12 14', 'aria-hidden': 'true', focusable: 'false' },
+      h('svg:path', { class: 'leaf-page', d: 'M1.5 1h6l3 3v9h-9z' }),
+      h('svg:path', { class: 'leaf-fold', d: 'M7.5 1v3h3' }),
+      h('svg:path', { class: 'leaf-lines', d: 'M3.5 7h5M3.5 9.5h5' }));
+  }
+
+  // ---------------------------------------------------------------- server words, localized
+  function srcLabel(obj) {
+    return !obj.source || obj.source === 'memory' ? t('common.saved_memory') : obj.source_label || obj.source;
+  }
+
+  function reasonText(r) {
+    const params = Object.assign({}, r.reason_params || {});
+    if (typeof params.coverage === 'number') params.coverage = Math.round(params.coverage * 100) + ' %';
+    const key = 'reason.' + (r.reason_code || '');
+    if (r.reason_code && key in I18N.en) return t(key, params);
+    return state.lang === 'en' ? r.reason : t('reason.unknown');
+  }
+
+  function subjectLabel(name) {
+    const key = 'fact.subject.' + name;
+    return key in I18N.en ? t(key) : name;
+  }
+
+  function attributeLabel(name) {
+    const key = 'fact.attr.' + name;
+    return key in I18N.en ? t(key) : name;
+  }
+
+  function keyLabel(key, sep) {
+    const [subject, attribute] = key.split('::');
+    return attribute === undefined ? subject : subjectLabel(subject) + sep + attributeLabel(attribute);
+  }
+
+  function noticeBoxes(obj) {
+    // OUTDATED notices from their codes; the English lines only when no code came with them
+    const codes = obj.notice_codes || [];
+    const lines = codes.length ? codes.map(noticeLine) : state.lang === 'en' ? (obj.notices || []) : [];
+    return lines.map((line) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), line));
+  }
+
+  function noticeLine(n) {
+    const p = n.params || {};
+    if (n.code === 'fact_changed') {
+      return t('tl.notice', { a: day(p.old_date), key: keyLabel(p.key, ' '), old: p.old, b: day(p.new_date), new: p.new });
+    }
+    if (n.code === 'corrected_by') return t('leaf.replaced_by', { id: p.id, a: day(p.old_date), b: day(p.new_date) });
+    return '';
+  }
+
   function stat(value, label) {
     return h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-label' }, label));
   }
@@ -424,18 +525,17 @@
   function leafCard(leaf) {
     const span = leaf.span && leaf.span.start_line ? t('leaf.lines', { a: leaf.span.start_line, b: leaf.span.end_line }) : '';
     const meta = h('dl', { class: 'meta-grid' },
-      h('dt', {}, t('leaf.source')), h('dd', { title: leaf.source }, leaf.source_label + (span ? ' · ' + span : '')),
+      h('dt', {}, t('leaf.source')), h('dd', { title: leaf.source }, srcLabel(leaf) + (span ? ' · ' + span : '')),
       h('dt', {}, t('leaf.date')), h('dd', {}, day(leaf.timestamp)),
       h('dt', {}, t('leaf.type')), h('dd', {}, leaf.data_type + ' · ' + leaf.domain),
       h('dt', {}, t('leaf.id')), h('dd', { class: 'mono' }, leaf.id));
     if (leaf.tags && leaf.tags.length) {
       append(meta, [h('dt', {}, t('leaf.tags')), h('dd', {}, leaf.tags.slice(0, 12).map((tg) => h('span', { class: 'chip tag' }, tg)))]);
     }
-    const notices = (leaf.notices || []).map((n) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), n));
-    if (leaf.replaced_by) notices.push(h('div', { class: 'notice warn' }, t('leaf.replaced_by', { id: leaf.replaced_by })));
+    const notices = noticeBoxes(leaf);
     return h('div', { class: 'leaf-card' },
       notices, meta,
-      h('pre', { class: 'leaf-text' }, leaf.content.replace(/\s+$/, '')),
+      h('pre', { class: 'leaf-text', tabindex: '0' }, leaf.content.replace(/\s+$/, '')),
       leaf.truncated ? h('p', { class: 'muted' }, t('leaf.truncated', { n: num(leaf.chars) })) : null);
   }
 
@@ -512,7 +612,7 @@
       const summary = h('div', { class: 'card verdict ' + cls, id: 'diag-verdict' },
         h('div', { class: 'verdict-top' },
           h('span', { class: 'verdict-badge ' + cls }, verdict),
-          h('span', { class: 'verdict-reason' }, r.not_found ? r.reason : r.ambiguous ? t('diag.ambiguous_hint') : t('diag.found_hint'))),
+          h('span', { class: 'verdict-reason' }, r.not_found ? reasonText(r) : r.ambiguous ? t('diag.ambiguous_hint') : t('diag.found_hint'))),
         h('div', { class: 'metrics' },
           h('div', { class: 'metric' },
             h('div', { class: 'metric-label' }, t('diag.confidence')),
@@ -522,7 +622,7 @@
             h('div', { class: 'metric-label' }, t('diag.files')),
             h('div', { class: 'metric-value', id: 'diag-files' }, t('diag.files_value', { a: num(r.files_opened), b: num(r.total_files) })),
             files,
-            h('div', { class: 'metric-sub', id: 'diag-reads' }, t('diag.reads', { n: num(r.node_reads), l: num(r.leaf_reads) }))),
+            h('div', { class: 'metric-sub', id: 'diag-reads' }, t('diag.reads', { b: tn('diag.branch_files', r.node_reads), l: tn('diag.memory_files', r.leaf_reads) }))),
           h('div', { class: 'metric' },
             h('div', { class: 'metric-label' }, t('diag.store')),
             h('div', { class: 'metric-value' }, tn('count.memories', r.total_leaves)),
@@ -532,23 +632,23 @@
         left.appendChild(h('div', { class: 'card' }, h('p', {}, t('diag.not_found_body', { q: r.query }))));
       } else if (r.ambiguous) {
         left.appendChild(h('div', { class: 'card', id: 'diag-candidates' },
-          h('h3', {}, tn('diag.candidates', r.hits.length)),
+          h('h2', { class: 'sub' }, tn('diag.candidates', r.hits.length)),
           h('ol', { class: 'hit-list' }, r.hits.map((hit) => hitItem(hit, true)))));
       } else {
         const best = r.hits[0];
         left.appendChild(h('div', { class: 'card best', id: 'diag-best' },
-          h('h3', {}, t('diag.best')),
+          h('h2', { class: 'sub' }, t('diag.best')),
           hitHead(best),
-          best.outdated ? best.notices.map((n) => h('div', { class: 'notice warn' }, h('strong', {}, t('common.outdated') + ' · '), n)) : null,
-          h('pre', { class: 'leaf-text' }, best.content.replace(/\s+$/, ''))));
+          best.outdated ? noticeBoxes(best) : null,
+          h('pre', { class: 'leaf-text', tabindex: '0', 'aria-label': t('diag.best') }, best.content.replace(/\s+$/, ''))));
         if (r.hits.length > 1) {
           left.appendChild(h('div', { class: 'card' },
-            h('h3', {}, t('diag.others')),
+            h('h2', { class: 'sub' }, t('diag.others')),
             h('ol', { class: 'hit-list', start: '2' }, r.hits.slice(1).map((hit) => hitItem(hit, false)))));
         }
       }
       const right = h('div', { class: 'card descent', id: 'diag-path' },
-        h('h3', {}, t('diag.path')),
+        h('h2', { class: 'sub' }, t('diag.path')),
         h('p', { class: 'muted small' }, t('diag.path_hint')),
         r.descent ? descentTree(r.descent) : h('p', { class: 'empty' }, t('diag.no_path')));
       return h('div', { class: 'diag-grid' }, left, right);
@@ -558,7 +658,7 @@
   function hitHead(hit) {
     return h('div', { class: 'hit-head' },
       domainChip(hit.domain),
-      h('span', { class: 'hit-src' }, hit.source_label),
+      h('span', { class: 'hit-src' }, srcLabel(hit)),
       h('span', { class: 'muted' }, day(hit.timestamp)),
       hit.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
       h('span', { class: 'muted mono small' }, t('diag.score', { s: hit.score.toFixed(2) })));
@@ -578,7 +678,7 @@
         const label = item.kind === 'leaf' ? (item.title || item.id) : branchTitle(item);
         const li = h('li', { class: ['dnode', item.on_path && 'on-path', item.best && 'best-path', item.kind] },
           h('div', { class: 'drow' },
-            item.kind === 'leaf' ? h('span', { class: 'node-icon leaf' }) : h('span', { class: 'badge layer' }, 'L' + item.layer),
+            item.kind === 'leaf' ? leafIcon() : h('span', { class: 'badge layer' }, 'L' + item.layer),
             h('span', { class: 'dlabel', title: item.id }, label),
             item.kind !== 'leaf' && item.on_path ? domainChip(item.domain) : null,
             item.hit_rank ? h('span', { class: 'badge rank' }, '#' + item.hit_rank) : null));
@@ -633,7 +733,7 @@
         [''].concat(d.subjects).map((s) => h('button', {
           class: ['chip-btn', this.subject === s && 'active'], type: 'button',
           onclick: () => { this.subject = s; this.render(); },
-        }, s || t('tl.all'))),
+        }, s ? subjectLabel(s) : t('tl.all'))),
         h('span', { class: 'legend' },
           h('span', { class: 'swatch active' }), t('tl.active'),
           h('span', { class: 'swatch historical' }), t('tl.historical')));
@@ -642,21 +742,21 @@
       const span = timeSpan(d);
       const wrap = h('div', { class: 'tl-list' });
       root.appendChild(wrap);
-      const width = Math.max(640, Math.min(1180, (root.clientWidth || 1100) - 48));
+      const width = Math.max(260, Math.min(1180, (root.clientWidth || 1100) - 40));
       for (const k of keys) {
         wrap.appendChild(h('div', { class: 'card tl-card', dataset: { key: k.key } },
           h('div', { class: 'tl-head' },
-            h('h3', {}, h('span', { class: 'muted' }, k.subject + ' · '), k.attribute),
+            h('h2', { class: 'sub' }, h('span', { class: 'muted' }, subjectLabel(k.subject) + ' · '), attributeLabel(k.attribute)),
             h('span', { class: 'tl-now' }, t('tl.current'), h('strong', {}, k.active), h('span', { class: 'muted' }, ' · ' + t('tl.since', { d: day(k.since) })))),
           drawTimeline(k, span, width)));
       }
       const changes = d.contradictions.filter((c) => !this.subject || c.key.startsWith(this.subject + '::'));
       root.appendChild(h('div', { class: 'card', id: 'tl-changes' },
-        h('h3', {}, tn('tl.detected', changes.length)),
+        h('h2', { class: 'sub' }, tn('tl.detected', changes.length)),
         changes.length ? h('ol', { class: 'change-list' }, changes.slice().reverse().map((c) => h('li', {},
           h('div', { class: 'change-when' }, day(c.new_timestamp)),
           h('div', { class: 'change-body' },
-            h('div', { class: 'change-key' }, c.key.replace('::', ' · ')),
+            h('div', { class: 'change-key' }, keyLabel(c.key, ' · ')),
             h('div', { class: 'change-vals' },
               h('span', { class: 'val old' }, c.old_value),
               h('span', { class: 'arrow' }, '→'),
@@ -666,10 +766,9 @@
   };
 
   function noticeText(c) {
-    if (state.lang === 'en') return c.notice;
     return t('tl.notice', {
-      a: c.old_timestamp.slice(0, 10), key: c.key.replace('::', ' '), old: c.old_value,
-      b: c.new_timestamp.slice(0, 10), new: c.new_value,
+      a: day(c.old_timestamp), key: keyLabel(c.key, ' '), old: c.old_value,
+      b: day(c.new_timestamp), new: c.new_value,
     });
   }
 
@@ -697,7 +796,7 @@
     const x = (ms) => left + ((ms - span.lo) / (span.hi - span.lo)) * inner;
     const svg = h('svg:svg', {
       class: 'tl-svg', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
-      'aria-label': t('tl.aria', { key: k.key.replace('::', ' ') }),
+      'aria-label': t('tl.aria', { key: keyLabel(k.key, ' ') }),
     });
     // year (or month) grid
     const axisY = top + k.periods.length * rowH + 4;
@@ -723,13 +822,27 @@
         g.appendChild(h('svg:line', { class: 'tl-link', x1: x2, x2: x2, y1: y + 27, y2: y + rowH + 18 }));
       }
       const label = `${p.value}  ·  ${dayRange(p.valid_from, p.valid_to) || day(p.valid_from)}${active ? '  ·  ' + t('tl.active_now') : ''}`;
-      const anchorEnd = x1 > left + inner * 0.55;
+      // keep the label inside the drawing: start it at the bar, or end it at the bar's end
+      const text = clip(label, Math.max(16, Math.floor(inner / 6.8)));
+      const textW = text.length * 6.8;
+      let anchorEnd = x1 > left + inner * 0.55;
+      let tx = anchorEnd ? x2 : x1;
+      if (!anchorEnd && tx + textW > width - right) {
+        anchorEnd = true; tx = Math.min(width - right, Math.max(x2, left + textW));
+      }
+      if (anchorEnd && tx - textW < left) {
+        anchorEnd = false; tx = Math.max(left, Math.min(x1, width - right - textW));
+      }
       g.appendChild(h('svg:text', {
-        class: 'tl-label', x: anchorEnd ? x2 : x1, y: y + 13, 'text-anchor': anchorEnd ? 'end' : 'start',
-      }, label.length > 110 ? label.slice(0, 108) + '…' : label));
+        class: 'tl-label', x: tx, y: y + 13, 'text-anchor': anchorEnd ? 'end' : 'start',
+      }, text));
       svg.appendChild(g);
     });
     return svg;
+  }
+
+  function clip(text, max) {
+    return text.length > max ? text.slice(0, max - 1) + '…' : text;
   }
 
   function ticks(span) {
@@ -798,7 +911,8 @@
             h('code', { class: 'path', id: 'memory-path' }, info.workspace),
             status,
             h('button', { class: 'btn', type: 'button', id: 'choose-memory', onclick: () => folderDialog.open('memory') }, t('setup.choose'))),
-          info.exists ? h('p', { class: 'muted small' }, t('setup.store_at', { path: info.store })) : this.createPanel()));
+          info.exists ? h('p', { class: 'muted small' }, t('setup.store_at', { path: info.store })) : this.createPanel(),
+          info.exists && this.storePreview ? this.previewBox(this.storePreview) : null));
       if (this.created) {
         card.querySelector('.step-body').appendChild(h('div', { class: 'notice ok' }, t('setup.created', { path: this.created })));
       }
@@ -816,15 +930,17 @@
         h('div', { class: 'inline-form' },
           h('label', { for: 'store-name' }, t('setup.subfolder')), name,
           h('button', { class: 'btn primary', type: 'button', id: 'preview-store', onclick: () => this.previewStore() }, t('setup.preview_store'))));
-      if (p) {
-        panel.appendChild(h('div', { class: 'preview', id: 'store-preview' },
-          h('div', { class: 'preview-title' }, t('setup.will_create', { path: p.store })),
-          h('pre', { class: 'code' }, p.creates.join('\n')),
-          h('div', { class: 'actions' },
-            h('button', { class: 'btn primary', type: 'button', id: 'confirm-store', onclick: () => this.confirm(p.id, 'store') }, t('setup.confirm_create')),
-            h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.storePreview = null; this.render(); } }, t('common.cancel')))));
-      }
+      if (p) panel.appendChild(this.previewBox(p));
       return panel;
+    },
+
+    previewBox(p) {
+      return h('div', { class: 'preview', id: 'store-preview' },
+        h('div', { class: 'preview-title' }, t('setup.will_create', { path: p.store })),
+        h('pre', { class: 'code', tabindex: '0' }, p.creates.join('\n')),
+        h('div', { class: 'actions' },
+          h('button', { class: 'btn primary', type: 'button', id: 'confirm-store', onclick: () => this.confirm(p.id, 'store') }, t('setup.confirm_create')),
+          h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.storePreview = null; this.render(); } }, t('common.cancel'))));
     },
 
     async previewStore() {
@@ -926,14 +1042,14 @@
       if (p.status === 'conflict') {
         append(box, [
           h('div', { class: 'two-col' },
-            h('div', {}, h('div', { class: 'muted small' }, t('setup.existing_entry')), h('pre', { class: 'code' }, JSON.stringify(p.existing_entry, null, 2))),
-            h('div', {}, h('div', { class: 'muted small' }, t('setup.new_entry')), h('pre', { class: 'code' }, JSON.stringify(p.entry, null, 2)))),
+            h('div', {}, h('div', { class: 'muted small' }, t('setup.existing_entry')), h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(p.existing_entry, null, 2))),
+            h('div', {}, h('div', { class: 'muted small' }, t('setup.new_entry')), h('pre', { class: 'code', tabindex: '0' }, JSON.stringify(p.entry, null, 2)))),
           h('div', { class: 'actions' },
             h('button', { class: 'btn warn', type: 'button', id: 'preview-replace', onclick: () => this.previewProject(true) }, t('setup.replace_entry')))]);
       } else if (p.status !== 'unchanged') {
         append(box, [
           h('div', { class: 'muted small' }, t('setup.exact_content')),
-          h('pre', { class: 'code', id: 'project-preview-text' }, p.text),
+          h('pre', { class: 'code', id: 'project-preview-text', tabindex: '0' }, p.text),
           h('div', { class: 'actions' },
             h('button', { class: 'btn primary', type: 'button', id: 'confirm-project', onclick: () => this.confirm(p.id, 'project') },
               p.status === 'replace' ? t('setup.confirm_replace') : t('setup.confirm_write')),
@@ -979,7 +1095,11 @@
 
     async open(mode) {
       this.mode = mode;
+      this.opener = document.activeElement && document.activeElement.id ? document.activeElement.id : (mode === 'memory' ? 'choose-memory' : 'choose-project');
+      this.focusIn = true;
       const start = mode === 'memory' ? state.info.workspace : setup.project;
+      // a hidden memory folder (~/.ihmt) must show among its siblings: show hidden folders
+      if (start && /(^|[\\/])\.[^\\/]+$/.test(start)) this.hidden = true;
       $('#modal').hidden = false;
       document.body.classList.add('modal-open');
       await this.go(start || '', true);
@@ -992,11 +1112,23 @@
     close() {
       $('#modal').hidden = true;
       document.body.classList.remove('modal-open');
+      const back = this.opener && document.getElementById(this.opener);
+      if (back) back.focus();
+    },
+
+    trap(e) {
+      // keep Tab inside the open dialog
+      const items = Array.from($('#modal').querySelectorAll('button, input, [tabindex="0"]')).filter((el) => !el.disabled && el.offsetParent !== null);
+      if (!items.length) return;
+      const first = items[0], last = items[items.length - 1];
+      const inside = $('#modal').contains(document.activeElement);
+      if (e.shiftKey && (document.activeElement === first || !inside)) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && (document.activeElement === last || !inside)) { e.preventDefault(); first.focus(); }
     },
 
     async go(path, fallback) {
       try {
-        this.listing = await api('/api/fs/list?path=' + encodeURIComponent(path || ''));
+        this.listing = await this.fetch(path, 0);
         this.error = null;
       } catch (err) {
         if (fallback && path) return this.go('', false);
@@ -1005,8 +1137,30 @@
       this.render();
     },
 
+    fetch(path, offset) {
+      const q = 'path=' + encodeURIComponent(path || '') + '&offset=' + offset + '&limit=' + FOLDER_PAGE + '&hidden=' + (this.hidden ? '1' : '0');
+      return api('/api/fs/list?' + q);
+    },
+
+    async more() {
+      const l = this.listing;
+      try {
+        const next = await this.fetch(l.path, l.entries.length);
+        next.entries = l.entries.concat(next.entries);
+        this.listing = next;
+      } catch (err) {
+        toast(err.message, 'warn');
+      }
+      this.render();
+      const items = $('#folder-list').querySelectorAll('.folder');
+      if (items.length) items[Math.min(items.length - 1, l.entries.length + (l.parent ? 1 : 0))].focus();
+    },
+
     render() {
-      const box = clear($('#modal'));
+      const box = $('#modal');
+      const hadFocus = this.focusIn || box.contains(document.activeElement);
+      this.focusIn = false;
+      clear(box);
       const l = this.listing;
       const title = this.mode === 'memory' ? t('fd.title_memory') : t('fd.title_project');
       const dialog = h('div', { class: 'modal-card', role: 'dialog', 'aria-modal': 'true', 'aria-label': title });
@@ -1015,6 +1169,23 @@
         h('button', { class: 'icon-btn', type: 'button', 'aria-label': t('common.close'), onclick: () => this.close() }, '×')));
       if (this.error) dialog.appendChild(errorBox(this.error));
       if (l) {
+        const typed = h('input', {
+          class: 'input grow', type: 'text', id: 'fd-path', value: l.path, autocomplete: 'off', spellcheck: 'false',
+          'aria-label': t('fd.type_path'),
+        });
+        const pathForm = h('form', { class: 'fd-path-form' }, typed,
+          h('button', { class: 'btn small', type: 'submit' }, t('fd.go')));
+        pathForm.addEventListener('submit', async (e) => {
+          e.preventDefault();
+          try {
+            this.listing = await this.fetch(typed.value.trim(), 0);
+            this.error = null;
+          } catch (err) {
+            this.error = err;
+          }
+          this.render();
+        });
+        dialog.appendChild(pathForm);
         dialog.appendChild(h('nav', { class: 'crumbs', 'aria-label': t('fd.location') },
           l.crumbs.map((c, i) => [i ? h('span', { class: 'crumb-sep' }, '/') : null,
             h('button', { class: 'crumb', type: 'button', onclick: () => this.go(c.path) }, c.name)])));
@@ -1024,7 +1195,7 @@
             h('span', { class: 'folder-icon up' }), t('fd.up'))));
         }
         const current = this.mode === 'memory' ? state.info.workspace : setup.project;
-        const shown = l.entries.filter((e) => this.hidden || !e.hidden || e.path === current);
+        const shown = l.entries;
         for (const e of shown) {
           list.appendChild(h('li', {}, h('button', {
             class: ['folder', e.hidden && 'is-hidden', e.path === current && 'current'], type: 'button', dataset: { path: e.path },
@@ -1033,14 +1204,17 @@
           e.store ? h('span', { class: 'badge store' }, t('fd.store')) : null,
           e.mcp_json ? h('span', { class: 'badge mcp' }, '.mcp.json') : null)));
         }
-        const hiddenCount = l.entries.length - shown.length;
         if (!shown.length) {
-          list.appendChild(h('li', { class: 'empty' }, hiddenCount ? tn('fd.only_hidden', hiddenCount) : t('fd.empty')));
+          list.appendChild(h('li', { class: 'empty' }, l.hidden_count ? tn('fd.only_hidden', l.hidden_count) : t('fd.empty')));
         }
-        if (l.more) list.appendChild(h('li', { class: 'muted small' }, t('fd.more', { n: num(l.more) })));
+        if (l.more) {
+          list.appendChild(h('li', { class: 'fd-more' },
+            h('span', { class: 'muted small', id: 'fd-count' }, t('fd.count', { a: num(shown.length), n: num(l.total) })),
+            h('button', { class: 'btn small ghost', type: 'button', id: 'fd-more', onclick: () => this.more() }, tn('explore.more', Math.min(l.more, FOLDER_PAGE)))));
+        }
         dialog.appendChild(list);
         const hiddenBox = h('input', { type: 'checkbox', id: 'fd-hidden', checked: this.hidden });
-        hiddenBox.addEventListener('change', () => { this.hidden = hiddenBox.checked; this.render(); });
+        hiddenBox.addEventListener('change', () => { this.hidden = hiddenBox.checked; this.go(l.path); });
         dialog.appendChild(h('div', { class: 'modal-foot' },
           h('div', { class: 'foot-path' },
             h('span', { class: 'muted small' }, t('fd.selected')), h('code', { id: 'fd-current', title: l.path }, l.path),
@@ -1051,6 +1225,11 @@
             h('button', { class: 'btn primary', type: 'button', id: 'fd-use', onclick: () => this.choose(l.path) }, t('fd.use')))));
       }
       box.appendChild(h('div', { class: 'modal-backdrop', onclick: (e) => { if (e.target === e.currentTarget) this.close(); } }, dialog));
+      if (hadFocus) {
+        // after each move the focus lands on the first folder (or the close button)
+        const target = dialog.querySelector('#folder-list .folder') || dialog.querySelector('.icon-btn');
+        if (target) target.focus();
+      }
     },
 
     async choose(path) {
@@ -1063,7 +1242,16 @@
         return;
       }
       try {
-        await api('/api/memory/select', { folder: path });
+        // a folder without a memory stays a proposal until the user confirms creating one
+        const p = await api('/api/setup/preview', { kind: 'store', folder: path });
+        if (!p.exists) {
+          setup.storePreview = p;
+          setup.render();
+          const confirm = $('#confirm-store');
+          if (confirm) confirm.focus();
+          return;
+        }
+        await api('/api/memory/select', { folder: p.workspace });
         setup.created = null;
         await setup.afterSwitch();
       } catch (err) {
@@ -1077,9 +1265,20 @@
 
   async function start() {
     applyStaticText();
-    document.querySelectorAll('[data-tab]').forEach((b) => b.addEventListener('click', () => showTab(b.dataset.tab)));
+    document.querySelectorAll('[data-tab]').forEach((b) => {
+      b.addEventListener('click', () => showTab(b.dataset.tab));
+      b.addEventListener('keydown', tabKey);
+    });
     document.querySelectorAll('[data-lang]').forEach((b) => b.addEventListener('click', () => setLanguage(b.dataset.lang)));
-    document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && !$('#modal').hidden) folderDialog.close(); });
+    document.addEventListener('keydown', (e) => {
+      if ($('#modal').hidden) return;
+      if (e.key === 'Escape') { e.preventDefault(); folderDialog.close(); } else if (e.key === 'Tab') folderDialog.trap(e);
+    });
+    let resizeTimer = null;
+    window.addEventListener('resize', () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => { if (state.tab === 'timeline' && timeline.rendered) timeline.render(); }, 150);
+    });
     try {
       await refreshInfo();
     } catch (err) {
