@@ -366,7 +366,9 @@ def test_every_screen_fits_the_window(browser, site, width, lang):
             assert overflow[0] <= overflow[1], (screen, overflow)
             assert header_problems(page) == [], screen
             if screen == "folder-dialog":
-                box = page.locator(".modal-card").bounding_box()
+                card = page.locator(".modal-card")
+                card.wait_for(state="visible")  # None until the dialog is laid out
+                box = card.bounding_box()
                 assert box["x"] >= 0 and box["x"] + box["width"] <= width, box
                 assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
             page.screenshot(path=str(site["scratch"] / f"{screen}-{width}-{lang}.png"))
