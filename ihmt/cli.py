@@ -169,12 +169,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["enable", "disable", "status"])
     p.add_argument("--drop", action="store_true", help="with disable: delete the vector sidecar")
 
+    p = add(
+        "hooks",
+        "agent lifecycle hooks (optional): recall at session start and per prompt, capture "
+        "before compaction and at session end",
+    )
+    p.add_argument("action", choices=["install", "uninstall", "status", "run"])
+    p.add_argument("--agent", choices=["claude", "codex"], help="the agent whose hooks to edit")
+    p.add_argument(
+        "--scope",
+        choices=["user", "project"],
+        default="user",
+        help="user settings (every project) or this project's settings",
+    )
+
     p = add("demo", "end-to-end walkthrough in ./demo_workspace")
     p.add_argument("--workspace", default="demo_workspace")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["hooks", "run"]:  # the agent's per-event command: fast path, always exit 0
+        return _hook_run(argv[2:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
@@ -209,6 +226,21 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
         return EXIT_ERROR
+
+
+def _hook_run(argv: list[str]) -> int:
+    """``hooks run --agent NAME [--path W]`` without building the whole parser; bad options
+    are a one-line note, never a non-zero exit (the agent must not be disturbed)."""
+    from .hooks.run import run
+
+    agent, path = "claude", None
+    items = iter(argv)
+    for item in items:
+        if item == "--agent":
+            agent = next(items, agent)
+        elif item == "--path":
+            path = next(items, None)
+    return run(agent, path)
 
 
 def say(text: str = "", *, err: bool = False) -> None:

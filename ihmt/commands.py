@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 from .api import IHMT
 from .cli import emit, say, workspace
@@ -525,3 +527,35 @@ def require(condition: bool, message: str) -> None:
 
 
 __all__ = ["compact_answer", "source_label"]
+
+
+def cmd_hooks(args) -> int:
+    from .loop import settings
+
+    if args.action == "run":  # reached only through the full parser (e.g. --path first)
+        from .hooks.run import run
+
+        return run(args.agent or "claude", str(workspace(args)) if workspace(args) else None)
+    if args.action == "status":
+        changes = settings.status()
+        lines = []
+        for c in changes:
+            where = f" ({c.path})" if c.path else ""
+            events = f": {', '.join(c.events)}" if c.events else ""
+            lines.append(f"{c.agent} {c.scope}{where} — {c.action}{events}")
+        emit(args, [c.to_dict() for c in changes], "\n".join(lines))
+        return 0
+    if not args.agent:
+        raise InputError(f"hooks {args.action} needs --agent claude or --agent codex")
+    if args.action == "install":
+        ws = workspace(args) or Path(os.environ.get("IHMT_HOME") or Path.home() / ".ihmt")
+        change = settings.install(args.agent, args.scope, workspace=ws)
+    else:
+        change = settings.uninstall(args.agent, args.scope)
+    text = f"{change.agent} {change.scope} hooks {change.action}: {change.path}"
+    if change.events:
+        text += f" ({', '.join(change.events)})"
+    if change.backup:
+        text += f"\nbackup of the original: {change.backup}"
+    emit(args, change.to_dict(), text)
+    return 0
