@@ -425,7 +425,12 @@ class IHMT:
         replaces: str = "",
         allow_secrets: bool = False,
         timestamp: str | None = None,
+        project: str = "",
+        session: str = "",
     ) -> SaveReport:
+        """Store one memory. ``project`` (a name from ``loop.project``) files it under the
+        project it was saved from ("" = global); ``session`` names the agent session that
+        captured it, so ``forget(session=...)`` can take back what one session captured."""
         if not isinstance(content, str) or not content.strip():
             raise InputError("content is empty: give the text of the memory to save")
         if len(content) > MAX_SAVE_CHARS:
@@ -458,6 +463,8 @@ class IHMT:
                         "timestamp": timestamp,
                         "domain": chosen_domain,
                         "data_type": data_type,
+                        "project": _label("project", project),
+                        "session": _label("session", session),
                     }
                 ],
                 ingest,
@@ -575,11 +582,21 @@ class IHMT:
         clue: str | None = None,
         leaf_filter=None,
         boost=None,
+        project: str | None = None,
+        project_only: bool = False,
     ) -> SearchResult:
+        """``project`` ranks that project's memories and global ones above other projects'
+        (``project_only`` drops the others); None searches everything alike."""
         if not isinstance(query, str):
             raise InputError("query must be a string")
         if clue is not None and not isinstance(clue, str):
             raise InputError("clue must be a string")
+        if project:
+            from .search.project_scope import project_boost, project_filter
+
+            boost = project_boost(project, boost)
+            if project_only:
+                leaf_filter = project_filter(project, leaf_filter)
         return self.engine.search(
             query, clue=clue, top_k=top_k, leaf_filter=leaf_filter, boost=boost
         )
@@ -590,9 +607,10 @@ class IHMT:
         clue_provider: Callable[[SearchResult], str | None] | None = None,
         top_k: int = 5,
         clue: str | None = None,
+        project: str | None = None,
     ) -> SearchResult:
         """Search; while the answer is AMBIGUOUS, ask ``clue_provider`` for a clue."""
-        result = self.search(query, top_k=top_k, clue=clue)
+        result = self.search(query, top_k=top_k, clue=clue, project=project)
         clues = [clue] if clue else []
         rounds = 0
         while (
@@ -603,8 +621,37 @@ class IHMT:
             if not answer or not str(answer).strip():
                 break
             clues.append(str(answer).strip())
-            result = self.search(query, top_k=top_k, clue=" ".join(clues))
+            result = self.search(query, top_k=top_k, clue=" ".join(clues), project=project)
         return result
+
+    # -- memory in the loop (what the agents' hooks call) --------------------------------------
+    def session_brief(self, project: str = "") -> str:
+        """A short dated brief for a session starting in ``project`` ("" when nothing)."""
+        from .loop.recall import session_brief
+
+        return session_brief(self, project)
+
+    def prompt_recall(self, prompt: str, project: str = "") -> str:
+        """The memories that confidently answer a prompt, as a bounded block ("" when none)."""
+        from .loop.recall import prompt_recall
+
+        return prompt_recall(self, prompt, project)
+
+    def capture(
+        self,
+        transcript_path: str,
+        *,
+        session: str,
+        agent: str = "claude",
+        project: str = "",
+        cwd: str | None = None,
+    ):
+        """Save what the unread part of a session transcript holds (``loop.capture``)."""
+        from .loop.capture import capture_transcript
+
+        return capture_transcript(
+            self, transcript_path, session=session, agent=agent, project=project, cwd=cwd
+        )
 
     # -- time ------------------------------------------------------------------------------------
     def _get_extractor(self):
@@ -933,12 +980,23 @@ class IHMT:
         }
 
     def forget_targets(
-        self, leaf_id: str | None = None, source: str | None = None, match: str | None = None
+        self,
+        leaf_id: str | None = None,
+        source: str | None = None,
+        match: str | None = None,
+        session: str | None = None,
     ) -> list[MemoryLeaf]:
         """The leaves a forget would remove (for a preview)."""
-        chosen = [x for x in (leaf_id, source, match) if x]
+        chosen = [x for x in (leaf_id, source, match, session) if x]
         if len(chosen) != 1:
-            raise InputError("forget needs exactly one of: a leaf id, --source PATH, --match TEXT")
+            raise InputError(
+                "forget needs exactly one of: a leaf id, --source PATH, --match TEXT, --session ID"
+            )
+        if session:
+            found = [leaf for leaf in self.leaves(MEMORY_SOURCE) if leaf.session == session]
+            if not found:
+                raise InputError(f"no memory was captured by session {session!r}")
+            return found
         if leaf_id:
             leaf = self.store.read_leaf(leaf_id.strip())
             if leaf is None:
@@ -976,12 +1034,16 @@ class IHMT:
         return history_copies(self.layout.root, paths)
 
     def forget(
-        self, leaf_id: str | None = None, source: str | None = None, match: str | None = None
+        self,
+        leaf_id: str | None = None,
+        source: str | None = None,
+        match: str | None = None,
+        session: str | None = None,
     ) -> list[str]:
         """Remove memories for good: the leaf file, every summary and index that mentioned it,
         its facts and links; a tombstone keeps rebuilds and syncs from resurrecting it. In a
         synced store the git history keeps older copies: ask ``history_copies`` first."""
-        targets = self.forget_targets(leaf_id, source, match)
+        targets = self.forget_targets(leaf_id, source, match, session)
         ids = [leaf.leaf_id for leaf in targets]
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with self.store.writing():
@@ -1035,6 +1097,18 @@ def _check_type(data_type: str | None) -> str | None:
     if value not in valid:
         raise InputError(f"unknown type {data_type!r}; use one of {', '.join(valid)}")
     return value
+
+
+def _label(name: str, value) -> str:
+    """A project or session name as stored in a leaf header (one line, bounded)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InputError(f"{name} must be text")
+    text = " ".join(value.split())
+    if len(text) > 300:
+        raise InputError(f"{name} is longer than 300 characters")
+    return text
 
 
 def _clean_surrogates(text: str) -> str:

@@ -74,11 +74,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--full", action="store_true", help="ids, tree paths and excerpts")
     p.add_argument("--clue")
+    p.add_argument(
+        "--project",
+        metavar="PROJECT",
+        help="rank this project's memories and global ones first (a folder, . for here, "
+        "a git remote URL, or a project name)",
+    )
+    p.add_argument(
+        "--project-only",
+        action="store_true",
+        help="with --project: leave out other projects' memories",
+    )
 
     p = add("ask", "search with the interactive clue loop")
     p.add_argument("query")
     p.add_argument("--clue")
     p.add_argument("--top-k", type=int, default=5)
+    p.add_argument(
+        "--project",
+        metavar="PROJECT",
+        help="rank this project's memories and global ones first (a folder, . for here, "
+        "a git remote URL, or a project name)",
+    )
 
     p = add("save", "save one memory (what the MCP tool save_memory does)")
     p.add_argument("text")
@@ -86,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--domain", default="general")
     p.add_argument("--type", dest="content_type", default="auto")
     p.add_argument("--allow-secrets", action="store_true")
+    p.add_argument(
+        "--project",
+        metavar="PROJECT",
+        help="file the memory under this project (a folder, . for here, a git remote URL or "
+        "a name); default: global",
+    )
 
     p = add("mark-outdated", "flag memory OLD as corrected by NEW")
     p.add_argument("old_id")
@@ -109,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("leaf_id", nargs="?", help="the id of one memory")
     p.add_argument("--source", help="every memory that came from this file or name")
     p.add_argument("--match", help="memories whose text contains this")
+    p.add_argument("--session", help="every memory the agent hooks captured in this session")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 
     p = add("sync", "share the memory through git: commit, pull, merge, rebuild, push")
@@ -145,12 +169,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["enable", "disable", "status"])
     p.add_argument("--drop", action="store_true", help="with disable: delete the vector sidecar")
 
+    p = add(
+        "hooks",
+        "agent lifecycle hooks (optional): recall at session start and per prompt, capture "
+        "before compaction and at session end",
+    )
+    p.add_argument("action", choices=["install", "uninstall", "status", "run"])
+    p.add_argument("--agent", choices=["claude", "codex"], help="the agent whose hooks to edit")
+    p.add_argument(
+        "--scope",
+        choices=["user", "project"],
+        default="user",
+        help="user settings (every project) or this project's settings",
+    )
+
     p = add("demo", "end-to-end walkthrough in ./demo_workspace")
     p.add_argument("--workspace", default="demo_workspace")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["hooks", "run"]:  # the agent's per-event command: fast path, always exit 0
+        return _hook_run(argv[2:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
@@ -185,6 +226,21 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
         return EXIT_ERROR
+
+
+def _hook_run(argv: list[str]) -> int:
+    """``hooks run --agent NAME [--path W]`` without building the whole parser; bad options
+    are a one-line note, never a non-zero exit (the agent must not be disturbed)."""
+    from .hooks.run import run
+
+    agent, path = "claude", None
+    items = iter(argv)
+    for item in items:
+        if item == "--agent":
+            agent = next(items, agent)
+        elif item == "--path":
+            path = next(items, None)
+    return run(agent, path)
 
 
 def say(text: str = "", *, err: bool = False) -> None:

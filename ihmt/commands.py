@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 from .api import IHMT
 from .cli import emit, say, workspace
@@ -143,7 +145,13 @@ def _search_text(result, full: bool) -> str:
 
 def cmd_search(args) -> int:
     memory = _open(args)
-    result = memory.search(args.query, top_k=args.top_k, clue=args.clue)
+    result = memory.search(
+        args.query,
+        top_k=args.top_k,
+        clue=args.clue,
+        project=_project(args),
+        project_only=args.project_only,
+    )
     emit(args, result.to_dict(), _search_text(result, args.full))
     return 0
 
@@ -167,7 +175,9 @@ def cmd_ask(args) -> int:
         except EOFError:
             return None
 
-    result = memory.ask(args.query, clue_provider=prompt, top_k=args.top_k, clue=args.clue)
+    result = memory.ask(
+        args.query, clue_provider=prompt, top_k=args.top_k, clue=args.clue, project=_project(args)
+    )
     emit(args, result.to_dict(), _search_text(result, full=False))
     return 0
 
@@ -180,6 +190,7 @@ def cmd_save(args) -> int:
         content_type=args.content_type,
         replaces=args.replaces,
         allow_secrets=args.allow_secrets,
+        project=_project(args) or "",
     )
     lines = [
         f"saved as {', '.join(report.leaf_ids)} ({report.domain}, {report.data_type})"
@@ -190,6 +201,13 @@ def cmd_save(args) -> int:
     lines += [f"NOTICE: {n}" for n in report.notices]
     emit(args, report.to_dict(), "\n".join(lines))
     return 0
+
+
+def _project(args) -> str | None:
+    """--project as given: a folder (``.`` = here), a git remote URL or a stored name."""
+    from .loop.project import project_arg
+
+    return project_arg(getattr(args, "project", None))
 
 
 def _replaces_lines(report) -> list[str]:
@@ -357,7 +375,7 @@ def _quarantine_line(item) -> str:
 
 def cmd_forget(args) -> int:
     memory = _open(args)
-    targets = memory.forget_targets(args.leaf_id, args.source, args.match)
+    targets = memory.forget_targets(args.leaf_id, args.source, args.match, args.session)
     history = memory.history_copies([leaf.leaf_id for leaf in targets])
     preview = [
         f"{leaf.leaf_id} · {leaf.timestamp[:10]} · {source_label(leaf.source)} — "
@@ -386,7 +404,7 @@ def cmd_forget(args) -> int:
         if answer not in ("y", "yes"):
             say("nothing forgotten")
             return 0
-    ids = memory.forget(args.leaf_id, args.source, args.match)
+    ids = memory.forget(args.leaf_id, args.source, args.match, args.session)
     lines = [f"forgot {len(ids)} memory/memories: {', '.join(ids)}", *history.warning()]
     emit(args, {"forgotten": ids, "history": history.to_dict()}, "\n".join(lines))
     return 0
@@ -509,3 +527,35 @@ def require(condition: bool, message: str) -> None:
 
 
 __all__ = ["compact_answer", "source_label"]
+
+
+def cmd_hooks(args) -> int:
+    from .loop import settings
+
+    if args.action == "run":  # reached only through the full parser (e.g. --path first)
+        from .hooks.run import run
+
+        return run(args.agent or "claude", str(workspace(args)) if workspace(args) else None)
+    if args.action == "status":
+        changes = settings.status()
+        lines = []
+        for c in changes:
+            where = f" ({c.path})" if c.path else ""
+            events = f": {', '.join(c.events)}" if c.events else ""
+            lines.append(f"{c.agent} {c.scope}{where} — {c.action}{events}")
+        emit(args, [c.to_dict() for c in changes], "\n".join(lines))
+        return 0
+    if not args.agent:
+        raise InputError(f"hooks {args.action} needs --agent claude or --agent codex")
+    if args.action == "install":
+        ws = workspace(args) or Path(os.environ.get("IHMT_HOME") or Path.home() / ".ihmt")
+        change = settings.install(args.agent, args.scope, workspace=ws)
+    else:
+        change = settings.uninstall(args.agent, args.scope)
+    text = f"{change.agent} {change.scope} hooks {change.action}: {change.path}"
+    if change.events:
+        text += f" ({', '.join(change.events)})"
+    if change.backup:
+        text += f"\nbackup of the original: {change.backup}"
+    emit(args, change.to_dict(), text)
+    return 0

@@ -287,12 +287,20 @@ class Session:
         return self._files
 
     # -- long-term memory --------------------------------------------------------------------
+    def project(self, args: dict[str, Any]) -> str:
+        """The project a call is about: the ``project`` argument ("global" = none), else the
+        project of the folder the agent started this server in (its git remote or path)."""
+        from .loop.project import project_arg, project_of
+
+        given = project_arg(args.get("project"), self.cwd)
+        return project_of(self.cwd) if given is None else given
+
     def search_memory(self, args: dict[str, Any]) -> str:
         from .render import compact_answer
 
         query = _required_text("search_memory", "query", args["query"], "the words to look for")
         clue = (args["clue"] or "").strip() or None
-        result = self.memory().search(query, clue=clue)
+        result = self.memory().search(query, clue=clue, project=self.project(args) or None)
         return compact_answer(result, full=args["detail"] == "full")
 
     def save_memory(self, args: dict[str, Any]) -> str:
@@ -307,6 +315,7 @@ class Session:
                 domain=(args["domain"] or "general").strip() or "general",
                 content_type=(args["content_type"] or "auto").strip() or "auto",
                 replaces=args["replaces"] or "",
+                project=self.project(args),
             )
         except SecretDetectedError as exc:
             raise ToolFailure(
@@ -496,6 +505,9 @@ Arguments:
 a project ("Benidorm", "2024", "billing service").
 - detail: "compact" (default) or "full" (adds ids, tree paths and excerpts; use it when you \
 need an id for mark_outdated).
+- project: whose memories come first. Default: the project this session runs in (its git \
+remote, else its folder); its memories and global ones rank above other projects'. Give a \
+project name, a folder or a git URL to look from another project.
 
 The answer, in plain text:
 - BEST (date, source, confidence): the memory that answers, with its date.
@@ -525,6 +537,9 @@ Arguments:
 - replaces: when this corrects an earlier memory, a few words describing that memory (e.g. \
 "staging database version"). The old one stays as history, flagged OUTDATED, and searches \
 answer with the new one first.
+- project: the project this memory belongs to. Default: the project this session runs in, so \
+it ranks first there. Pass "global" for what holds everywhere: the user's preferences, their \
+machine and tools, people.
 
 Returns how it was filed (id, domain, type) and the facts extracted; NOTICE lines when the \
 save contradicts something remembered earlier (tell the user); and for replaces: linked (the \
@@ -616,6 +631,12 @@ def build_toolbox(session: Session | None = None) -> ToolBox:
                     default="compact",
                     choices=("compact", "full"),
                 ),
+                Param(
+                    "project",
+                    "string",
+                    "Whose memories rank first; default: the project this session runs in.",
+                    default="",
+                ),
             ),
             session.search_memory,
             read_only=True,
@@ -652,6 +673,12 @@ def build_toolbox(session: Session | None = None) -> ToolBox:
                     "replaces",
                     "string",
                     "A few words describing the earlier memory this one corrects.",
+                    default="",
+                ),
+                Param(
+                    "project",
+                    "string",
+                    'The project it belongs to; default: this session\'s; "global" for none.',
                     default="",
                 ),
             ),

@@ -23,10 +23,13 @@ class MemoryLeaf:
     title: str = ""
     ingested_at: str = ""
     extra: dict = field(default_factory=dict)
+    project: str = ""  # the project it was saved from ("" = global; see loop/project.py)
+    session: str = ""  # the agent session that captured it (``forget --session``)
 
     def header(self) -> dict:
-        """Everything but the text, in a stable order (the leaf file's JSON header)."""
-        return {
+        """Everything but the text, in a stable order (the leaf file's JSON header). project
+        and session appear only when set, so a global leaf's file is what it always was."""
+        header = {
             "leaf_id": self.leaf_id,
             "timestamp": self.timestamp,
             "data_type": self.data_type,
@@ -41,6 +44,11 @@ class MemoryLeaf:
             "ingested_at": self.ingested_at,
             "extra": dict(self.extra),
         }
+        if self.project:
+            header["project"] = self.project
+        if self.session:
+            header["session"] = self.session
+        return header
 
 
 @dataclass

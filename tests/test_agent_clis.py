@@ -71,6 +71,7 @@ def agent_home(tmp_path) -> Path:
     python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
     python.chmod(0o755)
     (clone / "mcp_server.py").symlink_to(ROOT / "mcp_server.py")
+    (clone / "main.py").symlink_to(ROOT / "main.py")
     (clone / "templates").symlink_to(ROOT / "templates")
     (home / ".ihmt").mkdir()
     return home
@@ -298,3 +299,45 @@ def test_opencode_registers_and_connects(clis, agent_home):
         str(agent_home / "IHMT-MEMORY" / "mcp_server.py"),
     ]
     assert entry["environment"] == {"IHMT_HOME": str(agent_home / ".ihmt")}
+
+
+# -- the optional hooks step -----------------------------------------------------------------
+
+
+def test_claude_code_still_starts_and_lists_the_server_after_hooks_install(clis, agent_home):
+    blocks = install_blocks()
+    settings_file = agent_home / ".claude" / "settings.json"
+    settings_file.parent.mkdir()
+    before = b'{\n  "permissions": {"allow": ["Bash(ls:*)"]}\n}\n'
+    settings_file.write_bytes(before)
+    hooks = run_block(blocks["hooks-install"], agent_home, clis, what="hooks install")
+    assert hooks.returncode == 0, hooks.stderr
+    assert "claude user" in hooks.stdout and "installed" in hooks.stdout
+    data = json.loads(settings_file.read_text(encoding="utf-8"))
+    assert data["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"} <= set(data["hooks"])
+    run = run_block(blocks["claude-register"], agent_home, clis, what="claude mcp add/list")
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    line = next((ln for ln in out.splitlines() if ln.startswith("ihmt-memory")), "")
+    assert "Connected" in line, out
+    undo = 'IHMT_HOME="$HOME/.ihmt" "$HOME/IHMT-MEMORY/.venv/bin/python" '
+    undo += '"$HOME/IHMT-MEMORY/main.py" hooks uninstall --agent claude'
+    assert run_block(undo, agent_home, clis, what="hooks uninstall").returncode == 0
+    assert settings_file.read_bytes() == before
+
+
+def test_codex_still_reads_its_configuration_after_hooks_install(clis, agent_home):
+    blocks = install_blocks()
+    code = blocks["hooks-install"].replace("--agent claude", "--agent codex")
+    hooks = run_block(code, agent_home, clis, what="hooks install --agent codex")
+    assert hooks.returncode == 0, hooks.stderr
+    data = json.loads((agent_home / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+    assert "UserPromptSubmit" in data["hooks"]
+    added = run_block(blocks["codex-register"], agent_home, clis, what="codex mcp add")
+    assert added.returncode == 0, added.stdout + added.stderr
+    got = run_block("codex mcp get ihmt-memory --json", agent_home, clis, what="codex mcp get")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["transport"]["type"] == "stdio"
+    features = run_block("codex features list", agent_home, clis, what="codex features list")
+    assert features.returncode == 0 and re.search(r"^hooks\s", features.stdout, re.M)

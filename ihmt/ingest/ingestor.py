@@ -91,9 +91,12 @@ class PreparedDocument:
     leaves: list[MemoryLeaf]
 
 
-def leaf_id_for(domain: str, source: str, position: int, content: str) -> str:
+def leaf_id_for(domain: str, source: str, position: int, content: str, project: str = "") -> str:
+    """A content address; a project's memory differs from the same words saved globally or in
+    another project (global ids are what they always were)."""
+    scope = f"{project}\x1f" if project else ""
     digest = hashlib.sha256(
-        f"{domain}\x1f{source}\x1f{position}\x1f".encode("utf-8", "surrogatepass")
+        f"{scope}{domain}\x1f{source}\x1f{position}\x1f".encode("utf-8", "surrogatepass")
         + content.encode("utf-8", "surrogatepass")
     ).hexdigest()[:10]
     return f"L-{domain}-{position:04d}-{digest}"
@@ -112,6 +115,8 @@ def prepare_document(
     fallback_timestamp: str | None = None,
     mode: str | None = None,
     extra: dict | None = None,
+    project: str = "",
+    session: str = "",
 ) -> PreparedDocument:
     """Split ``text`` into leaves; ``timestamp`` forces a date, otherwise the text's own dates
     win, then ``fallback_timestamp`` (a file's mtime), then now."""
@@ -136,7 +141,7 @@ def prepare_document(
         content = chunk.text
         leaves.append(
             MemoryLeaf(
-                leaf_id=leaf_id_for(detection.domain, source, position, content),
+                leaf_id=leaf_id_for(detection.domain, source, position, content, project),
                 content=content,
                 timestamp=when,
                 data_type=detection.data_type,
@@ -151,6 +156,8 @@ def prepare_document(
                 title=chunk.title or "",
                 ingested_at=ingested,
                 extra=leaf_extra,
+                project=project,
+                session=session,
             )
         )
     return PreparedDocument(detection, leaves)

@@ -31,7 +31,10 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "title": str,
     "ingested_at": str,
     "extra": dict,
+    "project": str,
+    "session": str,
 }
+MAX_LABEL = 1000  # project and session names
 
 
 def valid_leaf_id(value: object) -> bool:
@@ -61,6 +64,9 @@ def header_problem(header: dict) -> str | None:
             continue
         if isinstance(value, bool) and kind is int or not isinstance(value, kind):
             return f"header field {name} has the wrong type ({type(value).__name__})"
+    for name in ("project", "session"):
+        if len(header.get(name) or "") > MAX_LABEL:
+            return f"header field {name} is longer than {MAX_LABEL} characters"
     if any(not isinstance(t, str) for t in header.get("tags") or []):
         return "header field tags holds a value that is not text"
     return None

@@ -49,6 +49,7 @@ def leaf_ref(leaf: MemoryLeaf, counts: dict[str, int] | None = None) -> dict:
         "dl": sum(counts.values()),
         "tf": counts,
         **({"rank": leaf.extra["rank"]} if isinstance(leaf.extra.get("rank"), int) else {}),
+        **({"project": leaf.project} if leaf.project else {}),
     }
 
 

@@ -1,0 +1,144 @@
+"""What in a session a later session needs: the heuristic extractor.
+
+Kept from the user: statements (not questions, not requests to do something now) that say
+something durable — a fact about themselves, their setup or their project, a preference, a
+decision, a correction. "fix this test" or "can you run the linter?" is work for this
+session, not memory. A request is kept when it sets a rule ("always …", "never …", "from now
+on …", "prefer …").
+
+Kept from the agent: its explanation of a decision, when the user's next message accepts it
+("ok", "sounds good", "yes, do that").
+
+Each kept piece becomes one memory: the kept sentences of one message, dated by the message.
+A correction ("actually …", "no, it's …", "correction: …") is marked, so capture saves it
+with ``replaces`` and the time machinery flags the old memory OUTDATED.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .transcript import Turn
+
+MIN_WORDS = 4
+MAX_MEMORY_CHARS = 1200
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z¿¡0-9])|\n+")
+_RULE = re.compile(
+    r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
+    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b",
+    re.I,
+)
+_DECISION = re.compile(
+    r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
+    r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
+    r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses))\b",
+    re.I,
+)
+_CORRECTION = re.compile(
+    r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
+    r"scratch that)\b",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"^\s*(please\s+)?(can|could|would|will) you\b|^\s*(please\s+)?(fix|add|run|make|show|"
+    r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
+    r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
+    r"lets|go|continue|do|commit|push|review|summarize|describe)\b",
+    re.I,
+)
+_ACK = re.compile(
+    r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
+    r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
+    re.I,
+)
+_REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)
+_EXPLAINS = re.compile(
+    r"\b(because|so that|since|the reason|i chose|i picked|i went with|i'll use|i will use|"
+    r"i decided|decided to|instead of|rather than|trade-?off)\b",
+    re.I,
+)
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine)\b", re.I)
+_STATEMENT = re.compile(r"\b(is|are|was|were|has|have|had|runs|uses|lives|works|went|got)\b", re.I)
+
+
+@dataclass
+class Captured:
+    text: str
+    timestamp: str
+    kind: str  # "statement", "rule", "decision", "correction", "explanation"
+    correction: bool = False
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\w+", text))
+
+
+def _looks_like_code(sentence: str) -> bool:
+    symbols = sum(sentence.count(c) for c in "{}();=<>[]`$|\\")
+    return symbols > max(6, len(sentence) // 12) or sentence.lstrip().startswith(("```", "$ "))
+
+
+def durable_sentence(sentence: str) -> str:
+    """The kind of a user sentence a later session needs, or "" for one it does not."""
+    if _words(sentence) < MIN_WORDS or _looks_like_code(sentence):
+        return ""
+    if _RULE.search(sentence):
+        return "rule"
+    if sentence.rstrip().endswith("?"):
+        return ""
+    if _CORRECTION.search(sentence):
+        return "correction"
+    if _REQUEST.search(sentence):
+        return ""
+    if _DECISION.search(sentence):
+        return "decision"
+    if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):
+        return "statement"
+    return ""
+
+
+def _from_user(turn: Turn) -> Captured | None:
+    kept, kinds = [], []
+    for sentence in sentences(turn.text):
+        kind = durable_sentence(sentence)
+        if kind:
+            kept.append(sentence)
+            kinds.append(kind)
+    if not kept:
+        return None
+    text = " ".join(kept)[:MAX_MEMORY_CHARS]
+    kind = next((k for k in ("correction", "rule", "decision") if k in kinds), "statement")
+    return Captured(text, turn.timestamp, kind, correction=kind == "correction")
+
+
+def _explanation(turn: Turn) -> str:
+    kept = [
+        s
+        for s in sentences(turn.text)
+        if _EXPLAINS.search(s) and not _looks_like_code(s) and _words(s) >= MIN_WORDS
+    ]
+    return " ".join(kept[:3])[:MAX_MEMORY_CHARS]
+
+
+def extract(turns: list[Turn]) -> list[Captured]:
+    """The memories in these turns, in order."""
+    out: list[Captured] = []
+    for i, turn in enumerate(turns):
+        if turn.role == "user":
+            item = _from_user(turn)
+            if item is not None:
+                out.append(item)
+            continue
+        reply = next((t for t in turns[i + 1 :] if t.role == "user"), None)
+        if reply is None or not _ACK.search(reply.text) or _REJECT.search(reply.text):
+            continue
+        text = _explanation(turn)
+        if text:
+            out.append(Captured(f"Agreed with the user: {text}", turn.timestamp, "explanation"))
+    return out

@@ -1,0 +1,331 @@
+"""The agent hooks, run as the agents run them: a subprocess, a JSON payload on stdin.
+
+Fixtures in tests/fixtures/hooks/ are shaped like the agents' real files: a Claude Code
+session transcript (summary, slash-command echo, meta caveat, thinking and tool_use blocks, a
+tool_result with toolUseResult, a sidechain line, a compact boundary and summary) and a Codex
+rollout (session_meta, environment_context, event_msg duplicates, function calls, reasoning).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.loop import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hooks"
+SESSION = "5f2c8a4e-1b7d-4c9e-9a31-2e6f0d8b7c11"
+
+
+def hook(payload, ws, agent="claude", raw: bytes | None = None) -> subprocess.CompletedProcess:
+    data = raw if raw is not None else json.dumps(payload).encode("utf-8")
+    cmd = settings.hook_command(agent, ws)
+    return subprocess.run(
+        ["sh", "-c", cmd], input=data, capture_output=True, timeout=120, cwd=str(ws.parent)
+    )
+
+
+@pytest.fixture
+def repo(tmp_path):
+    top = tmp_path / "shop-api"
+    (top / ".git").mkdir(parents=True)
+    (top / ".git" / "config").write_text(
+        '[remote "origin"]\n\turl = git@github.com:acme/shop-api.git\n', encoding="utf-8"
+    )
+    return top
+
+
+@pytest.fixture
+def ws(tmp_path):
+    IHMT.initialize(tmp_path / "ws").close()
+    return tmp_path / "ws"
+
+
+def payload(event, repo, transcript=None, **extra):
+    data = {
+        "session_id": SESSION,
+        "transcript_path": str(transcript) if transcript else None,
+        "cwd": str(repo),
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
+    data.update(extra)
+    return data
+
+
+def context_of(run) -> str:
+    assert run.returncode == 0, run.stderr
+    if not run.stdout.strip():
+        return ""
+    out = json.loads(run.stdout)
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+def memories(ws):
+    memory = IHMT.open(ws)
+    try:
+        return memory.leaves("memory")
+    finally:
+        memory.close()
+
+
+def test_a_claude_session_is_captured_once_and_recalled(ws, repo, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(FIXTURES / "claude_session.jsonl", transcript)
+    assert context_of(hook(payload("SessionStart", repo, transcript, source="startup"), ws)) == ""
+    run = hook(payload("PreCompact", repo, transcript, trigger="auto"), ws)
+    assert run.returncode == 0 and run.stdout == b"", run.stderr
+    saved = memories(ws)
+    text = "\n".join(leaf.content for leaf in saved)
+    assert "Fly.io" in text and "pytest -x" in text  # a rule the user set
+    assert "round only the final total" in text  # an explanation the user accepted
+    assert "PostgreSQL 17" in text  # the correction
+    assert "4417" not in text and "alarm" not in text  # <private>
+    assert "PostgreSQL 9" not in text  # a tool output
+    assert "grep everything" not in text  # a sub-agent's line
+    assert "Redis" not in text  # the compaction summary
+    assert "sk-ant-api03" not in text and "[REDACTED" in text
+    assert "fix the failing test" not in text  # a request for now, not a memory
+    assert {leaf.project for leaf in saved} == {"github.com/acme/shop-api"}
+    assert {leaf.session for leaf in saved} == {SESSION}
+    # ten more compactions and the session end: nothing is saved twice
+    for _ in range(10):
+        hook(payload("PreCompact", repo, transcript, trigger="auto"), ws)
+    hook(payload("SessionEnd", repo, transcript, reason="exit"), ws)
+    assert len(memories(ws)) == len(saved)
+    # a new line is captured, and only it
+    with open(transcript, "a", encoding="utf-8") as f:
+        line = {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": "Our CI runs on GitHub Actions with Ubuntu 24.04.",
+            },
+            "timestamp": "2025-11-05T10:00:00.000Z",
+            "sessionId": SESSION,
+            "uuid": "u9",
+        }
+        f.write(json.dumps(line) + "\n")
+    hook(payload("SessionEnd", repo, transcript, reason="exit"), ws)
+    assert len(memories(ws)) == len(saved) + 1
+    # recall: a question the memory answers gets it, dated; a chore prompt gets nothing
+    ctx = context_of(
+        hook(payload("UserPromptSubmit", repo, prompt="what is our staging database?"), ws)
+    )
+    assert "PostgreSQL 17" in ctx and "2025-11-04" in ctx and ctx.startswith("<ihmt-memory")
+    for chore in ("fix this test", "run the linter and commit", "thanks!"):
+        assert context_of(hook(payload("UserPromptSubmit", repo, prompt=chore), ws)) == ""
+    brief = context_of(hook(payload("SessionStart", repo, transcript, source="startup"), ws))
+    assert "pytest -x" in brief and "2025-11-03" in brief
+    # forget --session takes it all back
+    forget = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "--path",
+            str(ws),
+            "forget",
+            "--session",
+            SESSION,
+            "--yes",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert forget.returncode == 0, forget.stderr
+    assert memories(ws) == []
+
+
+def test_a_codex_rollout_is_captured(ws, repo, tmp_path):
+    transcript = tmp_path / "rollout.jsonl"
+    shutil.copy(FIXTURES / "codex_rollout.jsonl", transcript)
+    extra = {"model": "gpt-5-codex", "turn_id": "t1", "stop_hook_active": False}
+    run = hook(
+        payload("Stop", repo, transcript, last_assistant_message="done", **extra), ws, "codex"
+    )
+    assert run.returncode == 0, run.stderr
+    text = "\n".join(leaf.content for leaf in memories(ws))
+    assert "small commits" in text and "exponential backoff" in text
+    assert "environment_context" not in text and "we use stripe" not in text
+    assert "add a retry" not in text
+
+
+def test_capture_can_be_switched_off_per_project_and_globally(ws, repo, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(FIXTURES / "claude_session.jsonl", transcript)
+    (repo / ".ihmt-no-capture").write_text("", encoding="utf-8")
+    run = hook(payload("SessionEnd", repo, transcript, reason="exit"), ws)
+    assert run.returncode == 0 and b"capture is off for this project" in run.stderr
+    assert memories(ws) == []
+    (repo / ".ihmt-no-capture").unlink()
+    config = ws / "ihmt_memory" / "ihmt.config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    config.write_text(json.dumps({**data, "hooks_capture": False}), encoding="utf-8")
+    run = hook(payload("SessionEnd", repo, transcript, reason="exit"), ws)
+    assert b"hooks_capture is false" in run.stderr and memories(ws) == []
+
+
+@pytest.mark.parametrize(
+    "raw, why",
+    [
+        (b"{not json", b"not valid JSON"),
+        (b"[1, 2]", b"not a JSON object"),
+        (b"\xff\xfe", b"not valid JSON"),
+        (json.dumps({"hook_event_name": "Teleport", "cwd": "/"}).encode(), b"unknown event"),
+    ],
+)
+def test_bad_payloads_exit_0_with_one_line(ws, raw, why):
+    run = hook(None, ws, raw=raw)
+    assert run.returncode == 0 and run.stdout == b""
+    assert why in run.stderr and run.stderr.count(b"\n") == 1
+
+
+def test_missing_half_written_and_huge_transcripts(ws, repo, tmp_path):
+    run = hook(payload("PreCompact", repo, tmp_path / "nope.jsonl"), ws)
+    assert run.returncode == 0 and b"No such file" in run.stderr
+    half = tmp_path / "half.jsonl"
+    good = json.dumps(
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "We host the docs on Netlify today."},
+        }
+    )
+    half.write_text(good + "\n" + good[:30], encoding="utf-8")  # the agent is mid-write
+    assert hook(payload("PreCompact", repo, half), ws).returncode == 0
+    assert len(memories(ws)) == 1
+    with open(half, "a", encoding="utf-8") as f:  # the line is finished later
+        f.write(good[30:].replace("Netlify", "Vercel") + "\n")
+    hook(payload("SessionEnd", repo, half), ws)
+    # the half line was left for later; once complete, it is read whole (not from its middle)
+    assert any("Vercel" in leaf.content for leaf in memories(ws))
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as f:
+        f.truncate(200 * 1024 * 1024)  # 200 MB of one endless line (a file dump)
+        f.seek(0, os.SEEK_END)
+        f.write(
+            b"\n"
+            + json.dumps(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": "Our office moved to Lyon in March."},
+                }
+            ).encode()
+            + b"\n"
+        )
+    run = hook(payload("SessionEnd", repo, huge, session_id="huge"), ws)
+    assert run.returncode == 0 and b"skipped" in run.stderr
+    assert any("Lyon" in leaf.content for leaf in memories(ws))
+
+
+def test_no_store_and_a_read_only_store(tmp_path, repo):
+    run = hook(
+        payload("UserPromptSubmit", repo, prompt="what is our staging db"), tmp_path / "none"
+    )
+    assert run.returncode == 0 and run.stdout == b"" and run.stderr.count(b"\n") == 1
+    ws = tmp_path / "ro"
+    IHMT.initialize(ws).close()
+    transcript = tmp_path / "t.jsonl"
+    shutil.copy(FIXTURES / "claude_session.jsonl", transcript)
+    if os.geteuid() == 0:
+        pytest.skip("root writes through read-only permissions")
+    store = ws / "ihmt_memory"
+    paths = [store, *store.rglob("*")]
+    for p in paths:
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        run = hook(payload("PreCompact", repo, transcript), ws)
+        assert run.returncode == 0 and run.stdout == b""
+        assert b"read-only" in run.stderr or b"nothing" in run.stderr
+    finally:
+        for p in paths:
+            p.chmod(p.stat().st_mode | stat.S_IWUSR)
+
+
+# -- install / uninstall -----------------------------------------------------------------------
+
+
+OTHERS = (
+    '{\n    "model": "opus",\n    "hooks": {\n        "PreToolUse": [{"matcher": "Bash", "hooks": '
+    '[{"type": "command", "command": "lint.sh"}]}],\n        "SessionStart": [{"hooks": '
+    '[{"type": "command", "command": "echo hello"}]}]\n    }\n}'
+)
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize("before", [None, OTHERS, "{}"])
+def test_install_then_uninstall_is_byte_identical(agent, before, isolated_home, tmp_path):
+    path = settings.settings_path(agent, "user")
+    if before is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(before.encode("utf-8"))
+    first = settings.install(agent, "user", workspace=tmp_path / "ws")
+    assert first.action == "installed"
+    written = path.read_bytes()
+    data = json.loads(written)
+    assert set(settings.EVENTS[agent]) <= set(data["hooks"])
+    if before == OTHERS:  # everyone else's hooks are still there
+        assert (
+            data["model"] == "opus"
+            and data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "lint.sh"
+        )
+        assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "echo hello"
+        assert path.with_name(path.name + ".ihmt-backup").read_bytes() == before.encode()
+    again = settings.install(agent, "user", workspace=tmp_path / "ws")
+    assert again.action == "already installed" and path.read_bytes() == written
+    gone = settings.uninstall(agent, "user")
+    assert gone.action == "restored"
+    if before is None:  # the file and the folder install created are gone again
+        assert not path.exists() and not path.parent.exists()
+    else:
+        assert path.read_bytes() == before.encode("utf-8")
+        assert [p.name for p in path.parent.iterdir()] == [path.name]
+    assert settings.uninstall(agent, "user").action == "not installed"
+
+
+def test_uninstall_after_someone_else_edited_keeps_their_edit(isolated_home, tmp_path):
+    path = settings.settings_path("claude", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text(OTHERS, encoding="utf-8")
+    settings.install("claude", "user", workspace=tmp_path / "ws")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["theme"] = "dark"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert settings.uninstall("claude", "user").action == "removed"
+    after = json.loads(path.read_text(encoding="utf-8"))
+    assert after["theme"] == "dark" and after["model"] == "opus"
+    assert after["hooks"] == json.loads(OTHERS)["hooks"]
+
+
+def test_a_broken_settings_file_is_left_alone(isolated_home, tmp_path):
+    path = settings.settings_path("claude", "user")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"hooks": [', encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "hooks", "install", "--agent", "claude"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(isolated_home)},
+    )
+    assert run.returncode == 1 and "not valid JSON" in run.stderr
+    assert path.read_text(encoding="utf-8") == '{"hooks": ['
+
+
+def test_project_scope_and_status(isolated_home, repo, tmp_path):
+    change = settings.install("codex", "project", workspace=tmp_path / "ws", cwd=repo / ".git")
+    assert change.path == str(repo / ".codex" / "hooks.json")
+    rows = {(c.agent, c.scope): c for c in settings.status(cwd=repo)}
+    assert rows[("codex", "project")].action == "installed"
+    assert rows[("claude", "user")].action == "not installed"
+    settings.uninstall("codex", "project", cwd=repo)
+    assert not (repo / ".codex").exists()
