@@ -352,6 +352,17 @@ def header_problems(page) -> list[str]:
     )
 
 
+def laid_out_box(page, selector: str) -> dict:
+    """The element's box once the page has laid it out: a dialog that is still opening (or
+    whose list is being redrawn) has none for a moment."""
+    for _ in range(100):
+        box = page.locator(selector).bounding_box()
+        if box is not None:
+            return box
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{selector} was never laid out")
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_screen_fits_the_window(browser, site, width, lang):
@@ -366,9 +377,7 @@ def test_every_screen_fits_the_window(browser, site, width, lang):
             assert overflow[0] <= overflow[1], (screen, overflow)
             assert header_problems(page) == [], screen
             if screen == "folder-dialog":
-                card = page.locator(".modal-card")
-                card.wait_for(state="visible")  # None until the dialog is laid out
-                box = card.bounding_box()
+                box = laid_out_box(page, ".modal-card")
                 assert box["x"] >= 0 and box["x"] + box["width"] <= width, box
                 assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box
             page.screenshot(path=str(site["scratch"] / f"{screen}-{width}-{lang}.png"))
