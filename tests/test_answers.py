@@ -273,3 +273,13 @@ def test_a_fact_answered_from_the_timeline_names_no_missing_words(memory):
     memory.save("2026-03-02: staging is on PostgreSQL 16.")
     result = memory.search("which database runs staging")
     assert "PostgreSQL 16" in result.best.content and result.missing_words == []
+
+
+def test_two_saves_within_one_second_keep_their_order(memory):
+    save_all(memory, FILLER)
+    old = memory.save("Staging runs PostgreSQL 15.4 on db-stg-01.").leaf_ids[0]
+    new = memory.save("Staging now runs PostgreSQL 16.2 after the upgrade weekend.").leaf_ids[0]
+    now = memory.search("which postgres version is staging on now")
+    assert now.hits[0].leaf_id == new
+    before = memory.search("which postgres version was staging on before the upgrade")
+    assert before.hits[0].leaf_id == old

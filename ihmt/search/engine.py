@@ -56,7 +56,9 @@ RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
 RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
 DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
 RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
-HISTORY_SCORE, HISTORY_OVERLAP = 0.3, 0.1  # the same, for a question about an earlier state
+# the same, for a question about an earlier state: it names the change ("before the upgrade"),
+# which only the newer memory tells of, so the older one holds fewer of its words
+HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE = 0.3, 0.1, 0.4
 
 
 @dataclass
@@ -198,6 +200,7 @@ class SearchEngine:
             time.replaced_by,
             self._idf_of(ranked, n),
             self._content_of,
+            self.catalog.save_order,
         )
         hits = []
         for cand in ranked[:top_k]:
@@ -512,6 +515,7 @@ def _order_by_time(
     corrected: dict[str, str] | None = None,
     word_idf: dict[str, float] | None = None,
     content_of: Callable[[Candidate], str] | None = None,
+    save_order: Callable[[list[str]], dict[str, int]] | None = None,
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
@@ -528,8 +532,10 @@ def _order_by_time(
     lead_words = {t for t in query.terms if t in lead.matched}
     # a question about before names the change ("before the migration"), which the newer
     # memory tells of: the older one may score well below it and still be the answer
-    floor, overlap = (
-        (HISTORY_SCORE, HISTORY_OVERLAP) if history else (RESTATE_SCORE, RESTATE_OVERLAP)
+    floor, overlap, share = (
+        (HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE)
+        if history
+        else (RESTATE_SCORE, RESTATE_OVERLAP, RESTATE_SHARE)
     )
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
@@ -544,7 +550,7 @@ def _order_by_time(
             continue
         words = {t for t in query.terms if t in cand.matched}
         shared = mass(words & lead_words)
-        if shared < RESTATE_SHARE * max(mass(lead_words), mass(words), 1e-9):
+        if shared < share * max(mass(lead_words), mass(words), 1e-9):
             continue
         if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap:
             continue
@@ -553,10 +559,14 @@ def _order_by_time(
         group.append(cand)
     if len(group) < 2:
         return ranked
+    seq = save_order([c.ref["id"] for c in group]) if save_order else {}
     order = {id(c): i for i, c in enumerate(group)}
-    # newest first; on the same date the better ranked; a memory corrected by an explicit
-    # link (replaces, mark_outdated) never answers a question about now
-    by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
+    # oldest to newest (within one second, in the order they were saved; then the better
+    # ranked last); a memory corrected by an explicit link (replaces, mark_outdated) never
+    # answers a question about now
+    by_date = sorted(
+        group, key=lambda c: (c.ref.get("date") or "", seq.get(c.ref["id"], 0), -order[id(c)])
+    )
     # a piece of a stored document (a runbook, notes) is reference text: it takes over from
     # a memory the agent saved only when it matches nearly as well (a postmortem written
     # after the incident note); a later saved memory always takes over from it
