@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..text.dates import month_number
 from ..text.tokenize import fold
 
 _HISTORY_PHRASES = (
@@ -43,37 +44,8 @@ _HISTORY_RE = re.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
 )
 
-_MONTHS = {
-    "january": 1,
-    "february": 2,
-    "march": 3,
-    "april": 4,
-    "may": 5,
-    "june": 6,
-    "july": 7,
-    "august": 8,
-    "september": 9,
-    "october": 10,
-    "november": 11,
-    "december": 12,
-    "enero": 1,
-    "febrero": 2,
-    "marzo": 3,
-    "abril": 4,
-    "mayo": 5,
-    "junio": 6,
-    "julio": 7,
-    "agosto": 8,
-    "septiembre": 9,
-    "setiembre": 9,
-    "octubre": 10,
-    "noviembre": 11,
-    "diciembre": 12,
-}
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
-_IN_MONTH_RE = re.compile(
-    r"(?<![a-z])(?:in|during|back in|en|durante)\s+(" + "|".join(_MONTHS) + r")(?![a-z])"
-)
+_IN_MONTH_RE = re.compile(r"(?<![a-z])(?:in|during|en|durante)\s+([a-z]{3,10})(?![a-z])")
 _PAST_VERB_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|era|eran|estaba|fue|tenia)(?![a-z])")
 
 
@@ -82,10 +54,11 @@ def asks_history(text: str) -> bool:
     folded = fold(text or "")[:2000]
     if _HISTORY_RE.search(folded):
         return True
-    return bool(_IN_MONTH_RE.search(folded) and _PAST_VERB_RE.search(folded))
+    return bool(months_asked(text) and _PAST_VERB_RE.search(folded))
 
 
 def months_asked(text: str) -> set[int]:
     """Months the question is set in ("in March" -> {3}); empty when it names none."""
     folded = fold(text or "")[:2000]
-    return {_MONTHS[m.group(1)] for m in _IN_MONTH_RE.finditer(folded)}
+    found = {month_number(m.group(1)) for m in _IN_MONTH_RE.finditer(folded)}
+    return found - {0}

@@ -18,6 +18,7 @@ __all__ = [
     "normalize_timestamp",
     "parse_date",
     "year_mentions",
+    "month_number",
 ]
 
 # Month names and abbreviations, English and Spanish. Longest first so the regex alternation
@@ -99,6 +100,11 @@ _SAFE = 64  # longer than any date match plus its look-ahead
 _YEAR_RE = re.compile(r"(?<![\w.])(19\d\d|20\d\d|2100)(?![\w]|\.\d)")
 
 _MIN_YEAR, _MAX_YEAR = 1000, 2999
+
+
+def month_number(name: str) -> int:
+    """1-12 for an English or Spanish month name or abbreviation (folded), else 0."""
+    return _MONTHS.get(name.lower(), 0)
 
 
 def _ymd(y: int, m: int, d: int) -> str | None:
