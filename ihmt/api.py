@@ -27,8 +27,6 @@ from .errors import (
     StoreCorruptError,
     StoreNotFoundError,
 )
-from .ingest.ingestor import prepare_document
-from .ingest.reader import decode_bytes, read_text_file, walk_files
 from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
 from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
@@ -291,7 +289,7 @@ class IHMT:
             if not path.exists():
                 report.skipped.append((str(path), "no such file or folder"))
             elif path.is_dir():
-                for file, reason in walk_files(path):
+                for file, reason in _reader().walk_files(path):
                     if reason:
                         report.skipped.append((str(file), reason))
                     else:
@@ -304,7 +302,7 @@ class IHMT:
             for index, file in enumerate(files):
                 if progress:
                     progress(index, len(files), str(file))
-                outcome = read_text_file(file, self.config.max_file_bytes)
+                outcome = _reader().read_text_file(file, self.config.max_file_bytes)
                 if outcome.skipped:
                     report.skipped.append((str(file), outcome.skipped))
                     continue
@@ -342,7 +340,7 @@ class IHMT:
         return report
 
     def ingest_stdin_bytes(self, data: bytes, **kwargs) -> IngestReport:
-        outcome = decode_bytes(Path("<stdin>"), data)
+        outcome = _reader().decode_bytes(Path("<stdin>"), data)
         if outcome.skipped:
             raise InputError(f"standard input: {outcome.skipped}")
         return self.ingest_text(
@@ -377,7 +375,7 @@ class IHMT:
         for doc in docs:
             doc = dict(doc)
             text, source = doc.pop("text"), doc.pop("source")
-            prepared = prepare_document(text, source=source, config=self.config, **doc)
+            prepared = _ingestor().prepare_document(text, source=source, config=self.config, **doc)
             leaves = prepared.leaves
             if replace:
                 new_ids = {leaf.leaf_id for leaf in leaves}
@@ -1081,6 +1079,21 @@ def _sha256(text: str) -> str:
     import hashlib
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _reader():
+    """The file reader, imported when a file is ingested: searches and the agent hooks, which
+    start a process per call, do not pay for the ingest stack (~0.1 s of imports)."""
+    from .ingest import reader
+
+    return reader
+
+
+def _ingestor():
+    """The ingest pipeline (detector, chunkers), imported on the first write; see _reader."""
+    from .ingest import ingestor
+
+    return ingestor
 
 
 def _short_hash(text: str) -> str:

@@ -450,3 +450,15 @@ def test_title_truncated() -> None:
     assert len(title) <= 20
     assert title.endswith("…")
     assert title_of("") == ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_the_ascii_scanner_finds_what_the_unicode_scanner_finds(text: str) -> None:
+    """ASCII text skips the Unicode tables (built once per process, ~0.2 s); the tokens must
+    be the same as the full scanner's."""
+    from ihmt.text.tokenize import _ASCII_SCANNER, _prenormalize, _tables
+
+    pre = _prenormalize(text)
+    full = [(m.lastgroup, m.span()) for m in _tables()[1].finditer(pre)]
+    assert [(m.lastgroup, m.span()) for m in _ASCII_SCANNER.finditer(pre)] == full

@@ -70,6 +70,11 @@ def _ranges_to_class(codepoints: list[int]) -> str:
     return "".join(parts)
 
 
+# The word scanner of _tables() restricted to ASCII, where word characters are exactly
+# letters, digits and the underscore (no marks, no ideographs): the same tokens, no tables.
+_ASCII_SCANNER = re.compile(r"(?P<word>[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*)")
+
+
 @lru_cache(maxsize=1)
 def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Build (format-char remover, word scanner) once, on first use.
@@ -239,9 +244,11 @@ def token_groups(text: str) -> list[tuple[str, tuple[str, ...]]]:
     Keyword ranking uses the grouping to prefer "reservestock" over "reserve";
     ``tokenize`` simply flattens it.
     """
-    _, scanner = _tables()
     groups: list[tuple[str, tuple[str, ...]]] = []
     pre = _prenormalize(text)
+    # ASCII text (most queries, code, English) needs no Unicode tables: building them costs
+    # ~0.2 s once per process, which a hook or CLI call would pay on every prompt
+    scanner = _ASCII_SCANNER if pre.isascii() else _tables()[1]
     for match in scanner.finditer(pre):
         kind = match.lastgroup
         raw = match.group()
