@@ -200,7 +200,6 @@ class SearchEngine:
             time.replaced_by,
             self._idf_of(ranked, n),
             self._content_of,
-            self.catalog.save_order,
         )
         hits = []
         for cand in ranked[:top_k]:
@@ -515,7 +514,6 @@ def _order_by_time(
     corrected: dict[str, str] | None = None,
     word_idf: dict[str, float] | None = None,
     content_of: Callable[[Candidate], str] | None = None,
-    save_order: Callable[[list[str]], dict[str, int]] | None = None,
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
@@ -541,6 +539,8 @@ def _order_by_time(
     for cand in ranked[1:RESTATE_WINDOW]:
         if cand.adjusted < floor * top or _same_document(cand, lead):
             continue
+        if cand.ref.get("project") != lead.ref.get("project"):
+            continue  # a project's own value and another project's (or the global one)
         corrected = corrected or {}
         if (
             corrected.get(cand.ref["id"]) == lead.ref["id"]
@@ -559,14 +559,11 @@ def _order_by_time(
         group.append(cand)
     if len(group) < 2:
         return ranked
-    seq = save_order([c.ref["id"] for c in group]) if save_order else {}
     order = {id(c): i for i, c in enumerate(group)}
-    # oldest to newest (within one second, in the order they were saved; then the better
-    # ranked last); a memory corrected by an explicit link (replaces, mark_outdated) never
-    # answers a question about now
-    by_date = sorted(
-        group, key=lambda c: (c.ref.get("date") or "", seq.get(c.ref["id"], 0), -order[id(c)])
-    )
+    # oldest to newest (on the same second, the better ranked last: the stores a sync keeps
+    # equal must answer alike, so nothing local such as the catalog's order may decide); a
+    # memory corrected by an explicit link (replaces, mark_outdated) never answers "now"
+    by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
     # a piece of a stored document (a runbook, notes) is reference text: it takes over from
     # a memory the agent saved only when it matches nearly as well (a postmortem written
     # after the incident note); a later saved memory always takes over from it

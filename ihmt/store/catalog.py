@@ -552,15 +552,6 @@ class Catalog:
                 (key, str(delta), delta),
             )
 
-    def save_order(self, leaf_ids: list[str]) -> dict[str, int]:
-        """The order the catalog took these leaves in (its sequence number), which tells two
-        memories saved within the same second apart."""
-        if not leaf_ids:
-            return {}
-        marks = ",".join("?" * len(leaf_ids))
-        rows = self.query(f"SELECT id, seq FROM leaves WHERE id IN ({marks})", leaf_ids)
-        return {leaf_id: seq for leaf_id, seq in rows}
-
     def leaf_row(self, leaf_id: str) -> dict | None:
         rows = self.query(
             "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
