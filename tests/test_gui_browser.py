@@ -655,6 +655,8 @@ def test_explore_search_box_lists_memories_and_corrections_link(page, site):
     assert " — " not in old.inner_text()  # title and excerpt are separate lines
     old.locator("a.mem-link").click()
     page.wait_for_selector("#memory-focus .leaf-text")
+    source = page.inner_text("#memory-focus .meta-grid")
+    assert "1–1" not in source and re.search(r"\b(line|línea) 1\b", source)  # one line
     notice = page.locator("#memory-focus .notice.warn a.mem-link")
     assert notice.count() == 1  # "Corrected by memory L-…" is a link
     notice.click()
