@@ -175,8 +175,8 @@ def test_explore_shows_outdated_notices(page, site):
     outdated = branch.locator("> ul > .tnode-leaf", has=page.locator(".badge.outdated"))
     assert outdated.count() >= 1
     outdated.first.locator("> .trow").click()
-    notice = outdated.first.locator(".leaf-card .notice.warn").first.inner_text()
-    assert "Madrid" in notice and "Valencia" in notice
+    notices = outdated.first.locator(".leaf-card .notice.warn").all_inner_texts()
+    assert any("Madrid" in n and "Valencia" in n for n in notices), notices
     assert "Madrid" in outdated.first.locator(".leaf-text").inner_text()
     shot(page, site, "explore")
 
@@ -329,6 +329,13 @@ def visit_screens(page):
     page.click("[data-tab=timeline]")
     page.wait_for_selector(".tl-card")
     yield "timeline"
+    page.click('.tl-card[data-key="user::location"] .tl-source a')
+    page.wait_for_selector("#memory-focus .leaf-text")
+    yield "memory"
+    page.fill("#explore-query", "webshop deploy")
+    page.click("#explore-find button[type=submit]")
+    page.wait_for_selector("#explore-results .found-list")
+    yield "explore-search"
 
 
 def header_problems(page) -> list[str]:
@@ -415,7 +422,7 @@ def test_axe_finds_no_serious_violation_on_any_screen(browser, site, width, lang
         set_language(page, lang)
         report = {screen: axe_violations(page, source) for screen in visit_screens(page)}
         assert report == {screen: [] for screen in report}
-        assert len(report) == 7
+        assert len(report) == 9
     finally:
         context.close()
 
@@ -547,3 +554,120 @@ def test_folder_dialog_takes_a_typed_path_and_words_errors_in_spanish(page, site
     assert error.inner_text().startswith("Solo se pueden usar carpetas dentro de")
     page.problems[:] = [p for p in page.problems if "403" not in p]
     page.keyboard.press("Escape")
+
+
+# ------------------------------------------------------------------ deep links
+
+
+def go_hash(page, fragment: str) -> None:
+    page.evaluate("h => { location.hash = h; }", fragment)
+
+
+def reload(page) -> None:
+    page.reload()
+    page.wait_for_selector("body.ready")
+
+
+def test_a_memory_link_opens_it_and_a_reload_keeps_it(page, site):
+    leaf_id = site["memory"].catalog.leaf_ids_like("L-")[0]
+    stored = site["memory"].store.read_leaf(leaf_id)
+    go_hash(page, f"#/memory/{leaf_id}")
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert page.inner_text("#memory-focus .leaf-text").strip() == stored.content.strip()
+    reload(page)
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert page.get_attribute("[data-tab=explore]", "aria-selected") == "true"
+    assert page.inner_text("#memory-focus .leaf-text").strip() == stored.content.strip()
+    shown_id = page.locator("#memory-focus .meta-grid dd.mono a")
+    assert shown_id.inner_text() == leaf_id  # the id shown is itself a link to the memory
+    assert shown_id.get_attribute("href") == f"#/memory/{leaf_id}"
+    page.click("#memory-close")
+    page.wait_for_selector("#memory-focus", state="detached")
+    assert page.evaluate("location.hash") == "#/explore"
+
+
+def test_a_search_link_reruns_the_search_on_reload(page, site):
+    page.click("[data-tab=diagnose]")
+    page.fill("#diag-query", "reserveStock soft hold")
+    page.fill("#diag-clue", "java")
+    page.click("#diag-form button[type=submit]")
+    page.wait_for_selector("#diag-best")
+    assert page.evaluate("location.hash") == "#/search?q=reserveStock+soft+hold&clue=java"
+    reload(page)
+    page.wait_for_selector("#diag-best")
+    assert page.input_value("#diag-query") == "reserveStock soft hold"
+    assert page.input_value("#diag-clue") == "java"
+    assert "reserveStock" in page.inner_text("#diag-best .leaf-text")
+    best = site["memory"].search("reserveStock soft hold", clue="java").best
+    link = page.locator("#diag-best .hit-head a.mem-link")
+    assert link.get_attribute("href") == f"#/memory/{best.leaf_id}"
+    leaf_links = page.locator("#diag-path a.dlabel.mem-link")
+    assert leaf_links.count() >= 1  # memories in the descent open too
+    link.click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert "reserveStock" in page.inner_text("#memory-focus .leaf-text")
+    page.go_back()  # the browser's Back returns to the search
+    page.wait_for_selector("#diag-best")
+    assert page.get_attribute("[data-tab=diagnose]", "aria-selected") == "true"
+
+
+def test_a_timeline_subject_link_survives_reload(page, site):
+    page.click("[data-tab=timeline]")
+    page.wait_for_selector(".tl-card")
+    page.click(".filter-row .chip-btn[data-subject=user]")
+    assert page.evaluate("location.hash") == "#/timeline?subject=user"
+    reload(page)
+    page.wait_for_selector('.tl-card[data-key="user::location"]')
+    assert page.locator('.tl-card[data-key^="patient::"]').count() == 0
+    assert page.get_attribute(".filter-row .chip-btn[data-subject=user]", "aria-pressed") == "true"
+
+
+def test_each_current_fact_links_to_the_memory_it_came_from(page, site):
+    page.click("[data-tab=timeline]")
+    card = page.locator('.tl-card[data-key="user::location"]')
+    card.wait_for()
+    active = site["memory"].resolver.active_state()["user::location"]
+    link = card.locator(".tl-source a")
+    assert link.get_attribute("href") == f"#/memory/{active.source_leaf}"
+    leaf = site["memory"].store.read_leaf(active.source_leaf)
+    assert leaf.timestamp[:4] in link.inner_text()  # the memory's date is shown
+    link.click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert active.value in page.inner_text("#memory-focus .leaf-text")
+    page.click("[data-tab=timeline]")
+    employer = page.locator('.tl-card[data-key="user::employer"]')
+    assert (
+        "Mareas Tech" in employer.locator(".tl-now strong").inner_text()
+    )  # the journal's job change
+    employer.locator(".tl-source a").click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert "firmado el contrato con Mareas Tech" in page.inner_text("#memory-focus .leaf-text")
+
+
+def test_explore_search_box_lists_memories_and_corrections_link(page, site):
+    page.click("[data-tab=explore]")
+    page.fill("#explore-query", "webshop ships on Tuesdays")
+    page.click("#explore-find button[type=submit]")
+    results = page.locator("#explore-results .found-list li")
+    results.first.wait_for()
+    assert page.evaluate("location.hash") == "#/explore?q=webshop+ships+on+Tuesdays"
+    old = results.filter(has_text="Tuesdays").first
+    assert " — " not in old.inner_text()  # title and excerpt are separate lines
+    old.locator("a.mem-link").click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    source = page.inner_text("#memory-focus .meta-grid")
+    assert "1–1" not in source and re.search(r"\b(line|línea) 1\b", source)  # one line
+    notice = page.locator("#memory-focus .notice.warn a.mem-link")
+    assert notice.count() == 1  # "Corrected by memory L-…" is a link
+    notice.click()
+    page.wait_for_function(
+        "() => (document.querySelector('#memory-focus .leaf-text') || {}).innerText"
+        " && document.querySelector('#memory-focus .leaf-text').innerText.includes('Thursdays')"
+    )
+    reload(page)
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert "Thursdays" in page.inner_text("#memory-focus .leaf-text")
+    page.go_back()
+    page.go_back()
+    page.wait_for_selector("#explore-results .found-list li")
+    assert page.input_value("#explore-query") == "webshop ships on Tuesdays"

@@ -207,6 +207,14 @@ def test_insertion_order_does_not_change_the_timeline(facts, data) -> None:
         ("Trabajo en Mercadona desde 2019", "user::employer", "Mercadona"),
         ("Empecé a trabajar en el Banco de España.", "user::employer", "Banco de España"),
         ("entré a trabajar en Iberdrola", "user::employer", "Iberdrola"),
+        ("Hoy he firmado el contrato con Mareas Tech.", "user::employer", "Mareas Tech"),
+        ("firmado el contrato con Mareas Tech. Dejo Nubalia", "user::employer", "Mareas Tech"),
+        ("Firmé un contrato con Telefónica ayer", "user::employer", "Telefónica"),
+        ("He fichado por Glovo", "user::employer", "Glovo"),
+        ("fiché por Cabify en marzo", "user::employer", "Cabify"),
+        ("I signed with Shopify last week", "user::employer", "Shopify"),
+        ("I've signed a contract with Acme Corp.", "user::employer", "Acme Corp"),
+        ("I have joined Datadog", "user::employer", "Datadog"),
         (
             "My stack is Python, FastAPI and PostgreSQL.",
             "user::stack",
@@ -241,6 +249,14 @@ def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -
         "I started at 9am",
         "vivo en un piso pequeño",
         "staging is on hold",
+        "Dejo Nubalia",
+        "I left Nubalia",
+        "I quit Globex last month",
+        "Ana ha firmado el contrato con Mareas Tech",
+        "no he firmado el contrato con Mareas Tech",
+        "firmé el contrato con el casero",
+        "I signed with a smile",
+        "he fichado por la mañana",
     ],
 )
 def test_negations_and_non_facts_are_not_extracted(text: str) -> None:
@@ -493,3 +509,22 @@ def test_extract_tolerates_non_text_and_rejects_bad_timestamp() -> None:
 def test_long_adversarial_text_is_handled() -> None:
     text = "vivo en " * 20000 + "staging is on " * 5000 + "I " * 20000
     assert FactExtractor().extract(text, timestamp=MADRID_TS) == []
+
+
+def test_a_new_employer_supersedes_the_one_left_without_a_leaving_fact() -> None:
+    """'Dejo Nubalia' names no value; the joining fact that follows replaces the old one."""
+    extractor = FactExtractor()
+    resolver = ConflictResolver()
+    resolver.add_many(
+        extractor.extract("Trabajo en Nubalia.", timestamp=MADRID_TS, source_leaf="L1")
+    )
+    later = extractor.extract(
+        "Hoy he firmado el contrato con Mareas Tech. Dejo Nubalia.",
+        timestamp=VALENCIA_TS,
+        source_leaf="L2",
+    )
+    assert [(f.key, f.value) for f in later] == [("user::employer", "Mareas Tech")]
+    changes = resolver.add_many(later)
+    active = resolver.active_state()["user::employer"]
+    assert (active.value, active.source_leaf) == ("Mareas Tech", "L2")
+    assert [(c.old_value, c.new_value) for c in changes] == [("Nubalia", "Mareas Tech")]

@@ -452,6 +452,9 @@ class GuiApp:
                     "attribute": attribute,
                     "active": active.value,
                     "since": active.valid_from or active.timestamp,
+                    # where the current value comes from, so a wrong one can be traced
+                    "source_leaf": active.source_leaf or "",
+                    "source_date": active.timestamp or "",
                     "periods": periods,
                 }
             )

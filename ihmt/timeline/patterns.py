@@ -237,6 +237,43 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         ("started",),
     ),
     _rule(
+        "employer.en.signed",
+        "user",
+        "employer",
+        rf"{_I_HAVE}{_W}{_ADV_EN}signed{_W}(?:on{_W})?(?:(?:a|the|my){_W}"
+        rf"(?:(?:new|job|work|employment){_W})?(?:contract|offer){_W})?with{_W}",
+        "org",
+        ("signed",),
+    ),
+    # joining a new employer in Spanish: 'he firmado el contrato con X', 'he fichado por X';
+    # leaving ('dejo X', 'I left X') names no new value, so it is not a fact (see GUIDE)
+    _rule(
+        "employer.es.firme",
+        "user",
+        "employer",
+        rf"\b(?:he{_W}firmado|firm[eé]){_W}(?:(?:el|un|mi){_W}(?:nuevo{_W})?contrato{_W})?"
+        rf"con{_W}",
+        "org",
+        ("firm",),
+    ),
+    _rule(
+        "employer.es.firmado",
+        "user",
+        "employer",
+        rf"(?<!\w)firmad[oa]{_W}(?:el|un|mi){_W}(?:nuevo{_W})?contrato{_W}con{_W}",
+        "org",
+        ("firmad",),
+        verb_first=True,
+    ),
+    _rule(
+        "employer.es.fichado",
+        "user",
+        "employer",
+        rf"\b(?:he{_W}fichado|fich[eé]|acabo{_W}de{_W}fichar){_W}por{_W}",
+        "org",
+        ("fich",),
+    ),
+    _rule(
         "employer.es.trabajo",
         "user",
         "employer",

@@ -237,9 +237,66 @@
       b.tabIndex = on ? 0 : -1;  // one tab stop for the tab list; arrows move inside it
     });
     document.querySelectorAll('.view').forEach((v) => { v.hidden = v.id !== 'view-' + name; });
-    if (location.hash !== '#' + name) history.replaceState(null, '', '#' + name);
+    if (!routing) setRoute(name === 'timeline' ? timeline.route() : name === 'diagnose' ? diagnose.route() : name === 'explore' ? explore.route() : '#/' + name, false);
     const view = views[name];
     if (!view.loaded) { view.loaded = true; view.load(); } else if (!view.rendered) view.render();
+  }
+
+  // ---------------------------------------------------------------- deep links
+  // #/memory/<id>, #/search?q=…&clue=…, #/timeline?subject=…, #/explore?q=…, #/<tab>:
+  // the address names the view, so a reload or a shared link restores it.
+  let routing = false;
+
+  function setRoute(hash, push) {
+    if (location.hash === hash) return;
+    if (push) history.pushState(null, '', hash); else history.replaceState(null, '', hash);
+  }
+
+  function parseRoute(hash) {
+    const raw = (hash || '').replace(/^#\/?/, '');
+    const q = raw.indexOf('?');
+    const path = q < 0 ? raw : raw.slice(0, q);
+    const params = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
+    const parts = path.split('/');
+    let name = parts[0] || '';
+    if (name === 'memory') return { tab: 'explore', memory: decodeURIComponent(parts.slice(1).join('/')) };
+    if (name === 'search') return { tab: 'diagnose', q: params.get('q') || '', clue: params.get('clue') || '' };
+    if (name === 'timeline') return { tab: 'timeline', subject: params.get('subject') || '' };
+    if (name === 'explore') return { tab: 'explore', q: params.get('q') || '' };
+    return { tab: TABS.includes(name) ? name : null };
+  }
+
+  function applyRoute(fallback) {
+    const r = parseRoute(location.hash);
+    routing = true;
+    try {
+      if (r.tab === 'explore') explore.fromRoute(r);
+      else if (r.tab === 'diagnose') diagnose.fromRoute(r);
+      else if (r.tab === 'timeline') timeline.fromRoute(r);
+      showTab(r.tab || fallback);
+    } finally {
+      routing = false;
+    }
+    if (!r.tab) setRoute('#/' + state.tab, false);
+  }
+
+  function memoryHref(id) {
+    return '#/memory/' + encodeURIComponent(id);
+  }
+
+  function memoryLink(id, label, cls) {
+    return h('a', { class: ['mem-link', cls], href: memoryHref(id), title: id }, label || id);
+  }
+
+  // a translated sentence whose {id} placeholder becomes a link to that memory
+  function tLinked(key, vars) {
+    const out = [];
+    const text = t(key, Object.assign({}, vars, { id: '\u0000' }));
+    text.split('\u0000').forEach((part, i) => {
+      if (i) out.push(memoryLink(vars.id));
+      if (part) out.push(part);
+    });
+    return out;
   }
 
   function tabKey(e) {
@@ -279,7 +336,113 @@
   // ================================================================ Explore
   const explore = {
     loaded: false, rendered: false, overview: null, roots: [], error: null,
-    reset() { this.loaded = false; this.rendered = false; this.overview = null; this.roots = []; this.error = null; },
+    focus: null, focusLeaf: null, focusError: null, query: '', found: null, findError: null, finding: false,
+    reset() {
+      this.loaded = false; this.rendered = false; this.overview = null; this.roots = []; this.error = null;
+      this.focusLeaf = null; this.found = null;
+      if (this.focus) this.openMemory(this.focus);
+      if (this.query) this.find(this.query);
+    },
+
+    route() {
+      if (this.focus) return memoryHref(this.focus);
+      return this.query ? '#/explore?' + new URLSearchParams({ q: this.query }) : '#/explore';
+    },
+
+    fromRoute(r) {
+      this.rendered = false;
+      if (r.memory) {
+        if (r.memory !== this.focus || !this.focusLeaf) this.openMemory(r.memory);
+      } else {
+        this.focus = null; this.focusLeaf = null; this.focusError = null;
+        if ((r.q || '') !== this.query || (r.q && !this.found)) this.find(r.q || '');
+      }
+    },
+
+    async openMemory(id) {
+      this.focus = id; this.focusLeaf = null; this.focusError = null;
+      if (!routing && state.tab === 'explore') setRoute(this.route(), true);
+      try {
+        const leaf = await api('/api/leaf?id=' + encodeURIComponent(id));
+        if (this.focus === id) this.focusLeaf = leaf;
+      } catch (err) {
+        if (this.focus === id) this.focusError = err;
+      }
+      if (this.loaded && this.focus === id) this.render();
+      const card = $('#memory-focus');
+      if (card && state.tab === 'explore') card.focus({ preventScroll: false });
+    },
+
+    closeMemory() {
+      this.focus = null; this.focusLeaf = null; this.focusError = null;
+      setRoute(this.route(), true);
+      this.render();
+    },
+
+    async find(query) {
+      this.query = query.trim(); this.found = null; this.findError = null;
+      if (!routing && state.tab === 'explore') setRoute(this.route(), true);
+      if (!this.query) { if (this.loaded) this.render(); return; }
+      const asked = this.query;
+      this.finding = true;
+      if (this.loaded) this.render();
+      try {
+        const res = await api('/api/search', { query: asked, top_k: 20 });
+        if (asked === this.query) this.found = res;
+      } catch (err) {
+        if (asked === this.query) this.findError = err;
+      }
+      this.finding = false;
+      if (this.loaded) this.render();
+    },
+
+    searchForm() {
+      const box = h('input', {
+        id: 'explore-query', type: 'search', class: 'input grow', value: this.query,
+        placeholder: t('explore.find_ph'), 'aria-label': t('explore.find'), maxlength: '2000', autocomplete: 'off',
+      });
+      const form = h('form', { class: 'search-bar', id: 'explore-find', role: 'search' }, box,
+        h('button', { class: 'btn primary', type: 'submit' }, t('explore.find_go')),
+        this.query ? h('button', {
+          class: 'btn ghost', type: 'button', id: 'explore-find-clear',
+          onclick: () => { this.find(''); },
+        }, t('explore.find_clear')) : null);
+      form.addEventListener('submit', (e) => { e.preventDefault(); this.focus = null; this.focusLeaf = null; this.find(box.value); });
+      return form;
+    },
+
+    renderFound() {
+      const card = h('div', { class: 'card', id: 'explore-results' });
+      if (this.finding) { card.appendChild(loadingBox()); return card; }
+      if (this.findError) { card.appendChild(errorBox(this.findError)); return card; }
+      const r = this.found;
+      if (!r) return null;
+      const hits = r.not_found ? [] : r.hits;
+      card.appendChild(h('h2', { class: 'sub' }, tn('explore.found', hits.length, { q: this.query })));
+      if (!hits.length) card.appendChild(h('p', { class: 'empty' }, t('explore.found_none')));
+      else card.appendChild(h('ol', { class: 'hit-list found-list' }, hits.map((hit) => h('li', { class: 'hit' },
+        h('div', { class: 'hit-head' },
+          domainChip(hit.domain),
+          h('span', { class: 'hit-src' }, srcLabel(hit)),
+          h('span', { class: 'muted' }, day(hit.timestamp)),
+          hit.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null),
+        titleBlock(hit, memoryHref(hit.id))))));
+      return card;
+    },
+
+    renderFocus() {
+      const card = h('section', { class: 'card memory-focus', id: 'memory-focus', tabindex: '-1', 'aria-label': t('explore.memory') },
+        h('div', { class: 'card-head' },
+          h('h2', { class: 'sub' }, t('explore.memory')),
+          h('button', { class: 'btn small ghost', type: 'button', id: 'memory-close', onclick: () => this.closeMemory() }, t('explore.back'))));
+      if (this.focusError) card.appendChild(errorBox(this.focusError));
+      else if (!this.focusLeaf) card.appendChild(loadingBox());
+      else {
+        card.appendChild(titleBlock(this.focusLeaf, null));
+        card.appendChild(leafCard(this.focusLeaf));
+      }
+      return card;
+    },
 
     async load() {
       const root = $('#view-explore');
@@ -314,6 +477,9 @@
           stat(num(o.branches), t('stat.branches')),
           stat(num(o.layers + 1), t('stat.depth')),
           stat(num(o.domains.length), t('stat.domains')))));
+      root.appendChild(this.searchForm());
+      if (this.focus) root.appendChild(this.renderFocus());
+      else if (this.query) root.appendChild(this.renderFound());
       const card = h('div', { class: 'card tree-card' },
         h('div', { class: 'card-head' },
           h('div', { class: 'tree-root-label' },
@@ -361,8 +527,7 @@
       } else {
         append(row, [
           leafIcon(),
-          h('span', { class: 'ttitle' }, ref.title || ref.id,
-            h('span', { class: 'texcerpt' }, leafExcerpt(ref))),
+          titleBlock(ref, null),
           ref.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
           h('span', { class: 'tmeta' }, srcLabel(ref), h('span', { class: 'sep' }), day(ref.date)),
         ]);
@@ -459,11 +624,36 @@
     },
   };
 
-  function leafExcerpt(ref) {
-    let text = (ref.excerpt || '').trim();
-    const title = (ref.title || '').trim();
-    if (title && text.startsWith(title)) text = text.slice(title.length).trim();
-    return text ? ' — ' + text : '';
+  // A memory's title cut at a word (never mid-word) and, on its own line, the excerpt without
+  // the words the title already shows. The title is a link when href is given.
+  function wordClip(text, max) {
+    text = (text || '').replace(/\s+/g, ' ').trim();
+    if (text.length <= max) return text;
+    let cut = text.slice(0, max - 1);
+    const space = cut.lastIndexOf(' ');
+    if (space > max * 0.5) cut = cut.slice(0, space);
+    return cut.replace(/[\s,;:.\-–—]+$/, '') + '…';
+  }
+
+  function titleParts(ref) {
+    const full = (ref.excerpt || ref.content || '').replace(/\s+/g, ' ').trim();
+    let title = (ref.title || '').replace(/\s+/g, ' ').trim();
+    const cut = title.endsWith('…');
+    const bare = cut ? title.slice(0, -1).trim() : title;
+    let rest = full;
+    if (bare && full.startsWith(bare)) {
+      rest = full.slice(bare.length).trim();
+      if (cut && rest) rest = '…' + rest;
+    }
+    if (!title) title = wordClip(full, 80) || ref.id;
+    return { title: wordClip(title, 120), excerpt: wordClip(rest.replace(/^[.:;,\-–—\s]+/, ''), 220) };
+  }
+
+  function titleBlock(ref, href) {
+    const p = titleParts(ref);
+    return h('span', { class: 'ttitle' },
+      href ? h('a', { class: 'tname mem-link', href }, p.title) : h('span', { class: 'tname' }, p.title),
+      p.excerpt ? h('span', { class: 'texcerpt' }, p.excerpt) : null);
   }
 
   function leafIcon() {
@@ -514,7 +704,7 @@
     if (n.code === 'fact_changed') {
       return t('tl.notice', { a: day(p.old_date), key: keyLabel(p.key, ' '), old: p.old, b: day(p.new_date), new: p.new });
     }
-    if (n.code === 'corrected_by') return t('leaf.replaced_by', { id: p.id, a: day(p.old_date), b: day(p.new_date) });
+    if (n.code === 'corrected_by') return tLinked('leaf.replaced_by', { id: p.id, a: day(p.old_date), b: day(p.new_date) });
     return '';
   }
 
@@ -523,12 +713,14 @@
   }
 
   function leafCard(leaf) {
-    const span = leaf.span && leaf.span.start_line ? t('leaf.lines', { a: leaf.span.start_line, b: leaf.span.end_line }) : '';
+    const sp = leaf.span || {};
+    const span = !sp.start_line ? '' : !sp.end_line || sp.end_line === sp.start_line
+      ? t('leaf.line', { a: sp.start_line }) : t('leaf.lines', { a: sp.start_line, b: sp.end_line });
     const meta = h('dl', { class: 'meta-grid' },
       h('dt', {}, t('leaf.source')), h('dd', { title: leaf.source }, srcLabel(leaf) + (span ? ' · ' + span : '')),
       h('dt', {}, t('leaf.date')), h('dd', {}, day(leaf.timestamp)),
       h('dt', {}, t('leaf.type')), h('dd', {}, leaf.data_type + ' · ' + leaf.domain),
-      h('dt', {}, t('leaf.id')), h('dd', { class: 'mono' }, leaf.id));
+      h('dt', {}, t('leaf.id')), h('dd', { class: 'mono' }, memoryLink(leaf.id)));
     if (leaf.tags && leaf.tags.length) {
       append(meta, [h('dt', {}, t('leaf.tags')), h('dd', {}, leaf.tags.slice(0, 12).map((tg) => h('span', { class: 'chip tag' }, tg)))]);
     }
@@ -550,8 +742,25 @@
   // ================================================================ Diagnose
   const diagnose = {
     loaded: false, rendered: false, result: null, error: null, busy: false, query: '', clue: '',
-    reset() { this.loaded = false; this.rendered = false; this.result = null; this.error = null; },
+    reset() {
+      this.loaded = false; this.rendered = false; this.result = null; this.error = null;
+      if (this.asked) this.run(this.query, this.clue);
+    },
     load() { this.render(); },
+    asked: false,
+
+    route() {
+      if (!this.asked || !this.query.trim()) return '#/diagnose';
+      const p = { q: this.query };
+      if (this.clue.trim()) p.clue = this.clue;
+      return '#/search?' + new URLSearchParams(p);
+    },
+
+    fromRoute(r) {
+      if (!r.q) return;
+      if (r.q === this.query && r.clue === this.clue && (this.result || this.busy)) return;
+      this.run(r.q, r.clue);
+    },
 
     render() {
       this.rendered = true;
@@ -587,6 +796,8 @@
     async run(query, clue) {
       this.query = query; this.clue = clue;
       if (!query.trim()) return;
+      this.asked = true;
+      if (!routing && state.tab === 'diagnose') setRoute(this.route(), true);
       this.busy = true; this.error = null;
       this.render();
       try {
@@ -661,13 +872,14 @@
       h('span', { class: 'hit-src' }, srcLabel(hit)),
       h('span', { class: 'muted' }, day(hit.timestamp)),
       hit.outdated ? h('span', { class: 'badge outdated' }, t('common.outdated')) : null,
-      h('span', { class: 'muted mono small' }, t('diag.score', { s: hit.score.toFixed(2) })));
+      h('span', { class: 'muted mono small' }, t('diag.score', { s: hit.score.toFixed(2) })),
+      memoryLink(hit.id, null, 'mono small'));
   }
 
   function hitItem(hit, candidate) {
     return h('li', { class: ['hit', candidate && 'candidate'] },
       hitHead(hit),
-      h('div', { class: 'hit-text' }, (hit.content || '').replace(/\s+/g, ' ').slice(0, 260)),
+      h('div', { class: 'hit-text' }, wordClip(hit.content, 260)),
       h('div', { class: 'hit-path mono small' }, hit.path.join(' › ')));
   }
 
@@ -679,7 +891,9 @@
         const li = h('li', { class: ['dnode', item.on_path && 'on-path', item.best && 'best-path', item.kind] },
           h('div', { class: 'drow' },
             item.kind === 'leaf' ? leafIcon() : h('span', { class: 'badge layer' }, 'L' + item.layer),
-            h('span', { class: 'dlabel', title: item.id }, label),
+            item.kind === 'leaf'
+              ? h('a', { class: 'dlabel mem-link', title: item.id, href: memoryHref(item.id) }, wordClip(label, 90))
+              : h('span', { class: 'dlabel', title: item.id }, label),
             item.kind !== 'leaf' && item.on_path ? domainChip(item.domain) : null,
             item.hit_rank ? h('span', { class: 'badge rank' }, '#' + item.hit_rank) : null));
         if (item.level) li.appendChild(build(item.level));
@@ -697,6 +911,14 @@
   const timeline = {
     loaded: false, rendered: false, data: null, error: null, subject: '',
     reset() { this.loaded = false; this.rendered = false; this.data = null; this.error = null; },
+
+    route() {
+      return this.subject ? '#/timeline?' + new URLSearchParams({ subject: this.subject }) : '#/timeline';
+    },
+
+    fromRoute(r) {
+      if ((r.subject || '') !== this.subject) { this.subject = r.subject || ''; this.rendered = false; }
+    },
 
     async load() {
       clear($('#view-timeline')).appendChild(loadingBox());
@@ -731,8 +953,9 @@
       const chips = h('div', { class: 'filter-row' },
         h('span', { class: 'muted' }, t('tl.subject')),
         [''].concat(d.subjects).map((s) => h('button', {
-          class: ['chip-btn', this.subject === s && 'active'], type: 'button',
-          onclick: () => { this.subject = s; this.render(); },
+          class: ['chip-btn', this.subject === s && 'active'], type: 'button', dataset: { subject: s },
+          'aria-pressed': String(this.subject === s),
+          onclick: () => { this.subject = s; setRoute(this.route(), true); this.render(); },
         }, s ? subjectLabel(s) : t('tl.all'))),
         h('span', { class: 'legend' },
           h('span', { class: 'swatch active' }), t('tl.active'),
@@ -748,6 +971,10 @@
           h('div', { class: 'tl-head' },
             h('h2', { class: 'sub' }, h('span', { class: 'muted' }, subjectLabel(k.subject) + ' · '), attributeLabel(k.attribute)),
             h('span', { class: 'tl-now' }, t('tl.current'), h('strong', {}, k.active), h('span', { class: 'muted' }, ' · ' + t('tl.since', { d: day(k.since) })))),
+          k.source_leaf
+            ? h('p', { class: 'tl-source small' }, t('tl.from'), ' ',
+              h('a', { class: 'mem-link', href: memoryHref(k.source_leaf), title: k.source_leaf }, t('tl.from_memory', { d: day(k.source_date) })))
+            : h('p', { class: 'tl-source small muted' }, t('tl.from_none')),
           drawTimeline(k, span, width)));
       }
       const changes = d.contradictions.filter((c) => !this.subject || c.key.startsWith(this.subject + '::'));
@@ -1285,8 +1512,9 @@
       if (!state.denied) $('#view-explore').appendChild(errorBox(err));
       return;
     }
-    const wanted = location.hash.slice(1);
-    showTab(TABS.includes(wanted) ? wanted : state.info.exists ? 'explore' : 'setup');
+    window.addEventListener('hashchange', () => applyRoute(state.tab || 'explore'));
+    window.addEventListener('popstate', () => applyRoute(state.tab || 'explore'));
+    applyRoute(state.info.exists ? 'explore' : 'setup');
     document.body.classList.add('ready');
   }
 
