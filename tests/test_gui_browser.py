@@ -175,7 +175,9 @@ def test_explore_shows_outdated_notices(page, site):
     outdated = branch.locator("> ul > .tnode-leaf", has=page.locator(".badge.outdated"))
     assert outdated.count() >= 1
     outdated.first.locator("> .trow").click()
-    notices = outdated.first.locator(".leaf-card .notice.warn").all_inner_texts()
+    warnings = outdated.first.locator(".leaf-card .notice.warn")
+    warnings.first.wait_for()  # the card is fetched after the click
+    notices = warnings.all_inner_texts()
     assert any("Madrid" in n and "Valencia" in n for n in notices), notices
     assert "Madrid" in outdated.first.locator(".leaf-text").inner_text()
     shot(page, site, "explore")
