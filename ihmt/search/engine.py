@@ -535,16 +535,16 @@ def _order_by_time(
         if history
         else (RESTATE_SCORE, RESTATE_OVERLAP, RESTATE_SHARE)
     )
+    links = corrected or {}  # old leaf id -> the leaf that corrected it
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if cand.adjusted < floor * top or _same_document(cand, lead):
             continue
         if cand.ref.get("project") != lead.ref.get("project"):
             continue  # a project's own value and another project's (or the global one)
-        corrected = corrected or {}
         if (
-            corrected.get(cand.ref["id"]) == lead.ref["id"]
-            or corrected.get(lead.ref["id"]) == (cand.ref["id"])
+            links.get(cand.ref["id"]) == lead.ref["id"]
+            or links.get(lead.ref["id"]) == cand.ref["id"]
         ):
             group.append(cand)  # linked by replaces / mark_outdated: one fact, by definition
             continue
@@ -575,7 +575,7 @@ def _order_by_time(
     if history:
         chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
     else:
-        current = [c for c in eligible if c.ref["id"] not in (corrected or {})] or eligible
+        current = [c for c in eligible if c.ref["id"] not in links] or eligible
         chosen = current[-1]
     for cand in group:
         cand.restated = cand is not chosen
