@@ -362,37 +362,9 @@ def test_restore_refuses_until_fixed_then_puts_the_memory_back(template, tmp_pat
 
 
 def test_an_unreadable_leaf_is_named_and_never_quarantined(template):
-    from tests.test_crash import _unprivileged
-
-    python, user, reason = _unprivileged()
-    if python is None:
-        pytest.skip(reason)
-    base = Path(tempfile.mkdtemp(prefix="ihmt-perm-"))
-    try:
-        os.chmod(base, 0o755)
-        ws = base / "ws"
-        shutil.copytree(template, ws)
-        if user:
-            import pwd
-
-            entry = pwd.getpwnam(user)
-            for path in [ws, *ws.rglob("*")]:
-                os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+    with store_as_nobody(template) as (ws, cli, _):
         locked = leaf_with(ws, WORDS[0])
         locked.chmod(0)
-        raw = None
-
-        def cli(*argv: str) -> subprocess.CompletedProcess:
-            return subprocess.run(
-                [python, str(Path(__file__).parents[1] / "main.py"), "--path", str(ws), *argv],
-                user=user or None,
-                cwd=str(base),
-                env={"HOME": str(base), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-
         for argv in (("check",), ("rebuild",), ("check", "--repair"), ("stats",)):
             done = cli(*argv)
             out = done.stdout + done.stderr
@@ -405,14 +377,11 @@ def test_an_unreadable_leaf_is_named_and_never_quarantined(template):
         assert "unreadable   1" in done.stdout, done.stdout
         assert locked.exists() and not quarantined(ws)
         locked.chmod(0o644)
-        raw = locked.read_bytes()
-        assert WORDS[0].encode() in raw
+        assert WORDS[0].encode() in locked.read_bytes()
         fixed = cli("check", "--repair")
         assert fixed.returncode == 0, fixed.stdout + fixed.stderr
         found = cli("search", WORDS[0])
         assert WORDS[0] in found.stdout, found.stdout
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @contextlib.contextmanager
