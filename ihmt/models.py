@@ -100,6 +100,13 @@ class SearchResult:
     index_incomplete: str = ""
     unreadable_leaves: int = 0  # memory files search cannot see for lack of permission
 
+    def set_reason(self, code: str, **params) -> None:
+        """Record why (a code plus parameters) and its English wording in ``reason``."""
+        from .reasons import reason_text
+
+        self.reason_code, self.reason_params = code, params
+        self.reason = reason_text(code, params)
+
     @property
     def best(self) -> Hit | None:
         return self.hits[0] if self.hits and not self.not_found else None

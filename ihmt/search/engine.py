@@ -21,9 +21,7 @@ than MIN_COVERAGE whatever it matched.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,7 +30,7 @@ from ..errors import StoreCorruptError
 from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
 from ..text.dates import year_mentions
-from ..text.tokenize import is_term, terms, tokenize
+from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree, read_leaf_file
 from ..tree.refs import leaf_ref
@@ -40,6 +38,7 @@ from .bm25 import idf, score_counts
 from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
+from .restatement import RESTATE_WINDOW, order_by_time
 
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
@@ -51,14 +50,6 @@ YEAR_BOOST = 1.5
 RECENCY_TIE = 1e-6
 MONTH_BOOST = 1.3
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
-RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
-RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
-RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
-DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
-RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
-# the same, for a question about an earlier state: it names the change ("before the upgrade"),
-# which only the newer memory tells of, so the older one holds fewer of its words
-HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE = 0.3, 0.1, 0.4
 
 
 @dataclass
@@ -143,8 +134,7 @@ class SearchEngine:
         result = SearchResult(query=query.text, clue=query.clue)
         if query.empty:
             result.not_found = True
-            result.reason = "the query has no searchable words (only stop words or symbols)"
-            result.reason_code, result.reason_params = "no_words", {}
+            result.set_reason("no_words")
             return result
         n, avgdl = self.catalog.corpus_stats()
         result.total_leaves = n
@@ -171,8 +161,7 @@ class SearchEngine:
         answering |= time.current_for(set(query.all_terms), asked_old)
         if not weights and self.dense is None and not facts:
             result.not_found = True
-            result.reason = "no memory contains any of these words"
-            result.reason_code, result.reason_params = "no_match", {}
+            result.set_reason("no_match")
             return result
         root = self.tree.read_root()
         result.total_nodes = int(root.get("counters", {}).get("branches", 0))
@@ -185,14 +174,13 @@ class SearchEngine:
             candidates, dense = self._fuse_dense(text, candidates, weights, avgdl, k, leaf_filter)
         if not candidates and not facts:
             result.not_found = True
-            result.reason = "no memory contains any of these words"
-            result.reason_code, result.reason_params = "no_match", {}
+            result.set_reason("no_match")
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, history)
-        ranked = _order_by_time(
+        ranked = order_by_time(
             ranked,
             query,
             full_idf,
@@ -213,8 +201,7 @@ class SearchEngine:
         result.hits = hits
         if not hits:
             result.not_found = True
-            result.reason = "the matching memories could not be read; run `ihmt check`"
-            result.reason_code, result.reason_params = "unreadable", {}
+            result.set_reason("unreadable")
             return result
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         self._judge(result, ranked, query, common, dense, history)
@@ -476,14 +463,8 @@ class SearchEngine:
         if query.terms and (coverage < MIN_COVERAGE or stray):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True
-                result.reason = (
-                    "the closest memory shares only a stray word with the query "
-                    f"(it covers {coverage:.0%} of what was asked)"
-                    if coverage > 0 or not dense
-                    else "no memory shares these words or comes close in meaning"
-                )
                 stray_code = "stray" if coverage > 0 or not dense else "no_meaning"
-                result.reason_code, result.reason_params = stray_code, {"coverage": coverage}
+                result.set_reason(stray_code, coverage=coverage)
                 return
         tied = [
             c
@@ -499,105 +480,7 @@ class SearchEngine:
             if len(contents) >= 2:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
-                result.reason = (
-                    f"{len(tied)} memories match this query equally well; give a clue "
-                    "(a place, a date, a project) to choose"
-                )
-                result.reason_code, result.reason_params = "ambiguous", {"n": len(tied)}
-
-
-def _order_by_time(
-    ranked: list,
-    query,
-    full_idf: dict,
-    history: bool,
-    corrected: dict[str, str] | None = None,
-    word_idf: dict[str, float] | None = None,
-    content_of: Callable[[Candidate], str] | None = None,
-) -> list:
-    """Memories that say the same thing about the question's words at different dates are
-    one fact over time: the latest answers a question about now, an earlier one a question
-    about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
-    between an old and a new value); pieces of one document are not restatements."""
-    if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
-        return ranked
-    lead = ranked[0]
-    top = max(lead.adjusted, 1e-9)
-
-    def mass(words: set[str]) -> float:
-        return math.fsum(full_idf.get(t, 0.0) for t in words)
-
-    lead_words = {t for t in query.terms if t in lead.matched}
-    # a question about before names the change ("before the migration"), which the newer
-    # memory tells of: the older one may score well below it and still be the answer
-    floor, overlap, share = (
-        (HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE)
-        if history
-        else (RESTATE_SCORE, RESTATE_OVERLAP, RESTATE_SHARE)
-    )
-    links = corrected or {}  # old leaf id -> the leaf that corrected it
-    group = [lead]
-    for cand in ranked[1:RESTATE_WINDOW]:
-        if cand.adjusted < floor * top or _same_document(cand, lead):
-            continue
-        if cand.ref.get("project") != lead.ref.get("project"):
-            continue  # a project's own value and another project's (or the global one)
-        if (
-            links.get(cand.ref["id"]) == lead.ref["id"]
-            or links.get(lead.ref["id"]) == cand.ref["id"]
-        ):
-            group.append(cand)  # linked by replaces / mark_outdated: one fact, by definition
-            continue
-        words = {t for t in query.terms if t in cand.matched}
-        shared = mass(words & lead_words)
-        if shared < share * max(mass(lead_words), mass(words), 1e-9):
-            continue
-        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap:
-            continue
-        if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
-            continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
-        group.append(cand)
-    if len(group) < 2:
-        return ranked
-    order = {id(c): i for i, c in enumerate(group)}
-    # oldest to newest (on the same second, the better ranked last: the stores a sync keeps
-    # equal must answer alike, so nothing local such as the catalog's order may decide); a
-    # memory corrected by an explicit link (replaces, mark_outdated) never answers "now"
-    by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
-    # a piece of a stored document (a runbook, notes) is reference text: it takes over from
-    # a memory the agent saved only when it matches nearly as well (a postmortem written
-    # after the incident note); a later saved memory always takes over from it
-    eligible = [
-        c
-        for c in by_date
-        if c is lead or _saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
-    ]
-    if history:
-        chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
-    else:
-        current = [c for c in eligible if c.ref["id"] not in links] or eligible
-        chosen = current[-1]
-    for cand in group:
-        cand.restated = cand is not chosen
-    # the chosen memory speaks for the group: its rivals are measured against the group's best
-    chosen.adjusted = max(chosen.adjusted, lead.adjusted)
-    chosen.coverage = max(chosen.coverage, lead.coverage)
-    return [chosen] + [c for c in ranked if c is not chosen]
-
-
-_NAME_AFTER = r"(?<!\w){word}\s+([A-ZÁÉÍÓÚÑÜ][\w'’.-]*)"
-
-
-def _named_apart(a: str, b: str, question: str) -> bool:
-    """True when a name the question uses is followed by different names in the two texts
-    ("Luis Ortega ..." / "Luis Pardo ..."): they speak of two people or things."""
-    for word in re.findall(r"(?<!\w)[A-ZÁÉÍÓÚÑÜ][\w-]{1,30}", question):
-        pattern = re.compile(_NAME_AFTER.format(word=re.escape(word)))
-        names_a = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(a[:4000])}
-        names_b = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(b[:4000])}
-        if names_a and names_b and names_a.isdisjoint(names_b):
-            return True
-    return False
+                result.set_reason("ambiguous", n=len(tied))
 
 
 def _surface_words(text: str, wanted: set[str]) -> list[str]:
@@ -607,36 +490,6 @@ def _surface_words(text: str, wanted: set[str]) -> list[str]:
         if is_term(token) and normalize(token) in wanted and token not in out:
             out.append(token)
     return out[:8]
-
-
-def _label_terms(ref: dict) -> set[str]:
-    """Terms a leaf is indexed under for its tags and source name ("type:generic", "memory"),
-    which every saved memory shares: they say nothing about its subject."""
-    name = (ref.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
-    return set(terms(" ".join(ref.get("tags") or ()) + " " + name))
-
-
-def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
-    """Share of the words besides the question's that two memories have in common, each
-    word weighted by its rarity: a new value of one fact keeps its subject's words, two
-    people or services of one name do not."""
-    wa = set(a.ref.get("tf") or ()) - asked - _label_terms(a.ref)
-    wb = set(b.ref.get("tf") or ()) - asked - _label_terms(b.ref)
-
-    def mass(words: set[str]) -> float:
-        return math.fsum(word_idf.get(t, 1.0) for t in words)
-
-    smaller = min(mass(wa), mass(wb))
-    return mass(wa & wb) / smaller if smaller > 0 else 0.0
-
-
-def _saved_memory(cand) -> bool:
-    return (cand.ref.get("source") or "memory") == "memory"
-
-
-def _same_document(a, b) -> bool:
-    source = a.ref.get("source") or ""
-    return bool(source) and source != "memory" and source == b.ref.get("source")
 
 
 def _is_outdated(leaf_id: str, time: TimeContext, answering: frozenset[str] | set[str]) -> bool:

@@ -1,0 +1,32 @@
+"""English wording of the reason codes a search result carries.
+
+The engine decides *why* (a code plus parameters); this table says it in English for the
+library's ``SearchResult.reason`` and the English presenters. Presenters in another language
+(the GUI's Spanish page) word the same code themselves, so a new code must be added there too.
+"""
+
+from __future__ import annotations
+
+
+def reason_text(code: str, params: dict) -> str:
+    """The English sentence for a reason code ("" for no code)."""
+    if code == "no_words":
+        return "the query has no searchable words (only stop words or symbols)"
+    if code == "no_match":
+        return "no memory contains any of these words"
+    if code == "unreadable":
+        return "the matching memories could not be read; run `ihmt check`"
+    if code == "stray":
+        coverage = float(params.get("coverage", 0.0))
+        return (
+            "the closest memory shares only a stray word with the query "
+            f"(it covers {coverage:.0%} of what was asked)"
+        )
+    if code == "no_meaning":
+        return "no memory shares these words or comes close in meaning"
+    if code == "ambiguous":
+        return (
+            f"{params.get('n', 2)} memories match this query equally well; give a clue "
+            "(a place, a date, a project) to choose"
+        )
+    return code.replace("_", " ")

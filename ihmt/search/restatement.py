@@ -1,0 +1,150 @@
+"""One fact over time: memories that say the same thing about a question's words at
+different dates.
+
+The engine asks ``order_by_time`` which of its top candidates restate each other; the group's
+newest memory answers a question about now, an earlier one a question about before, and the
+others stay listed as history instead of being AMBIGUOUS rivals. Pieces of one document, two
+projects' values and two people of one first name are never grouped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+from ..text.tokenize import terms
+from .navigator import Candidate
+
+RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
+RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
+RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
+DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
+RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
+# the same, for a question about an earlier state: it names the change ("before the upgrade"),
+# which only the newer memory tells of, so the older one holds fewer of its words
+HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE = 0.3, 0.1, 0.4
+
+
+def order_by_time(
+    ranked: list,
+    query,
+    full_idf: dict,
+    history: bool,
+    corrected: dict[str, str] | None = None,
+    word_idf: dict[str, float] | None = None,
+    content_of: Callable[[Candidate], str] | None = None,
+) -> list:
+    """Memories that say the same thing about the question's words at different dates are
+    one fact over time: the latest answers a question about now, an earlier one a question
+    about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
+    between an old and a new value); pieces of one document are not restatements."""
+    if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
+        return ranked
+    lead = ranked[0]
+    top = max(lead.adjusted, 1e-9)
+
+    def mass(words: set[str]) -> float:
+        return math.fsum(full_idf.get(t, 0.0) for t in words)
+
+    lead_words = {t for t in query.terms if t in lead.matched}
+    # a question about before names the change ("before the migration"), which the newer
+    # memory tells of: the older one may score well below it and still be the answer
+    floor, overlap, share = (
+        (HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE)
+        if history
+        else (RESTATE_SCORE, RESTATE_OVERLAP, RESTATE_SHARE)
+    )
+    links = corrected or {}  # old leaf id -> the leaf that corrected it
+    group = [lead]
+    for cand in ranked[1:RESTATE_WINDOW]:
+        if cand.adjusted < floor * top or _same_document(cand, lead):
+            continue
+        if cand.ref.get("project") != lead.ref.get("project"):
+            continue  # a project's own value and another project's (or the global one)
+        if (
+            links.get(cand.ref["id"]) == lead.ref["id"]
+            or links.get(lead.ref["id"]) == cand.ref["id"]
+        ):
+            group.append(cand)  # linked by replaces / mark_outdated: one fact, by definition
+            continue
+        words = {t for t in query.terms if t in cand.matched}
+        shared = mass(words & lead_words)
+        if shared < share * max(mass(lead_words), mass(words), 1e-9):
+            continue
+        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap:
+            continue
+        if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
+            continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
+        group.append(cand)
+    if len(group) < 2:
+        return ranked
+    order = {id(c): i for i, c in enumerate(group)}
+    # oldest to newest (on the same second, the better ranked last: the stores a sync keeps
+    # equal must answer alike, so nothing local such as the catalog's order may decide); a
+    # memory corrected by an explicit link (replaces, mark_outdated) never answers "now"
+    by_date = sorted(group, key=lambda c: (c.ref.get("date") or "", -order[id(c)]))
+    # a piece of a stored document (a runbook, notes) is reference text: it takes over from
+    # a memory the agent saved only when it matches nearly as well (a postmortem written
+    # after the incident note); a later saved memory always takes over from it
+    eligible = [
+        c
+        for c in by_date
+        if c is lead or _saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
+    ]
+    if history:
+        chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
+    else:
+        current = [c for c in eligible if c.ref["id"] not in links] or eligible
+        chosen = current[-1]
+    for cand in group:
+        cand.restated = cand is not chosen
+    # the chosen memory speaks for the group: its rivals are measured against the group's best
+    chosen.adjusted = max(chosen.adjusted, lead.adjusted)
+    chosen.coverage = max(chosen.coverage, lead.coverage)
+    return [chosen] + [c for c in ranked if c is not chosen]
+
+
+_NAME_AFTER = r"(?<!\w){word}\s+([A-ZÁÉÍÓÚÑÜ][\w'’.-]*)"
+
+
+def _named_apart(a: str, b: str, question: str) -> bool:
+    """True when a name the question uses is followed by different names in the two texts
+    ("Luis Ortega ..." / "Luis Pardo ..."): they speak of two people or things."""
+    for word in re.findall(r"(?<!\w)[A-ZÁÉÍÓÚÑÜ][\w-]{1,30}", question):
+        pattern = re.compile(_NAME_AFTER.format(word=re.escape(word)))
+        names_a = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(a[:4000])}
+        names_b = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(b[:4000])}
+        if names_a and names_b and names_a.isdisjoint(names_b):
+            return True
+    return False
+
+
+def _label_terms(ref: dict) -> set[str]:
+    """Terms a leaf is indexed under for its tags and source name ("type:generic", "memory"),
+    which every saved memory shares: they say nothing about its subject."""
+    name = (ref.get("source") or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return set(terms(" ".join(ref.get("tags") or ()) + " " + name))
+
+
+def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
+    """Share of the words besides the question's that two memories have in common, each
+    word weighted by its rarity: a new value of one fact keeps its subject's words, two
+    people or services of one name do not."""
+    wa = set(a.ref.get("tf") or ()) - asked - _label_terms(a.ref)
+    wb = set(b.ref.get("tf") or ()) - asked - _label_terms(b.ref)
+
+    def mass(words: set[str]) -> float:
+        return math.fsum(word_idf.get(t, 1.0) for t in words)
+
+    smaller = min(mass(wa), mass(wb))
+    return mass(wa & wb) / smaller if smaller > 0 else 0.0
+
+
+def _saved_memory(cand) -> bool:
+    return (cand.ref.get("source") or "memory") == "memory"
+
+
+def _same_document(a, b) -> bool:
+    source = a.ref.get("source") or ""
+    return bool(source) and source != "memory" and source == b.ref.get("source")
