@@ -289,3 +289,45 @@ def test_a_question_about_before_needs_few_of_the_newer_memorys_words(memory):
     before = memory.search("which postgres version was staging on before the upgrade")
     assert before.hits[0].leaf_id == old
     assert memory.search("which postgres version is staging on now").hits[0].leaf_id == new
+
+
+def test_an_earlier_memory_answers_before_even_when_the_change_note_uses_other_words(memory):
+    """The change note ("launched … behind the flag") shares no subject words beyond the
+    product's name with the original plan, so the two are not one restated fact; asked about
+    the original date, the earlier memory about the same subject answers all the same."""
+    save_all(memory, FILLER)
+    plan, live = save_all(
+        memory,
+        [
+            ("2026-03-19", "Dispatch v2 must ship by 15 May 2026 for the pilot customer."),
+            (
+                "2026-06-09",
+                "Dispatch v2 shipped to production on 9 June behind the feature flag; "
+                "the ship date slipped by four weeks.",
+            ),
+        ],
+    )
+    result = memory.search("what was the original ship date for dispatch v2?")
+    assert [h.leaf_id for h in result.hits[:2]] == [plan, live]
+    now = memory.search("when did dispatch v2 ship to production?")
+    assert now.hits[0].leaf_id == live
+
+
+def test_a_later_memory_telling_of_a_change_answers_the_present_in_other_words(memory):
+    """Old and new value share only the question's words ("Celery gps workers
+    concurrency"); the newer one says it changed ("bumped"), so it answers now."""
+    save_all(memory, FILLER)
+    old, new = save_all(
+        memory,
+        [
+            ("2026-03-13", "Celery gps workers run prefork with --concurrency=4, 3 replicas."),
+            (
+                "2026-05-28",
+                "Celery gps workers bumped: they run with --concurrency=8 since the queue "
+                "backed up at the morning peak.",
+            ),
+        ],
+    )
+    result = memory.search("what concurrency do the gps Celery workers run with?")
+    assert not result.ambiguous
+    assert [h.leaf_id for h in result.hits[:2]] == [new, old]

@@ -38,7 +38,7 @@ from .bm25 import idf, score_counts
 from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
-from .restatement import RESTATE_WINDOW, order_by_time
+from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
 
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
@@ -189,6 +189,8 @@ class SearchEngine:
             self._idf_of(ranked, n),
             self._content_of,
         )
+        if history and not year_mentions(query.text) and not months_asked(query.text):
+            ranked = prefer_earlier(ranked, query, full_idf)
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering)

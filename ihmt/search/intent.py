@@ -18,6 +18,7 @@ _HISTORY_PHRASES = (
     "previously",
     "used to",
     "originally",
+    "original",
     "at first",
     "initially",
     "back in",
@@ -55,6 +56,14 @@ def asks_history(text: str) -> bool:
     if _HISTORY_RE.search(folded):
         return True
     return bool(months_asked(text) and _PAST_VERB_RE.search(folded))
+
+
+def history_cue_at(text: str) -> int:
+    """Where the history cue starts in ``text`` ("... before the move" -> the index of
+    "before"), or -1. Folding keeps every character's position, so the index fits ``text``."""
+    folded = fold(text or "")[:2000]
+    match = _HISTORY_RE.search(folded)
+    return match.start() if match and len(folded) == len(text or "") else -1
 
 
 def months_asked(text: str) -> set[int]:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from ..text.tokenize import terms
+from .intent import history_cue_at
 from .navigator import Candidate
 
 RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
@@ -72,7 +73,15 @@ def order_by_time(
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
             continue
-        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap:
+        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap and not (
+            # a later memory that holds the whole question and tells of a change ("bumped
+            # to", "moved to", "now") restates the fact even in other words
+            content_of
+            and shared >= CHANGE_SHARE * mass(lead_words)
+            and len(words & lead_words) >= 2
+            and (cand.ref.get("date") or "") > (lead.ref.get("date") or "")
+            and tells_change(content_of(cand))
+        ):
             continue
         if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
             continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
@@ -148,3 +157,61 @@ def _saved_memory(cand) -> bool:
 def _same_document(a, b) -> bool:
     source = a.ref.get("source") or ""
     return bool(source) and source != "memory" and source == b.ref.get("source")
+
+
+CHANGE_SHARE = 0.8  # ... holding this share of the question words the leader holds
+
+# words by which a memory tells that something changed (English and Spanish)
+_CHANGE_RE = re.compile(
+    r"(?<![\w-])(?:now|no longer|anymore|moved|migrated|switched|upgraded|downgraded|bumped|"
+    r"raised|lowered|increased|reduced|resized|renamed|replaced|changed|instead|from now on|"
+    r"since|ahora|ya no|pasa a|pasó a|cambiad[oa]|cambió|movid[oa]|sustituid[oa])(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def tells_change(text: str) -> bool:
+    """Whether a memory says that something changed (read from its first 2,000 characters)."""
+    return bool(_CHANGE_RE.search(text[:2000]))
+
+
+EARLIER_SCORE = 0.5  # an earlier memory must score this share of the leader
+EARLIER_SUBJECT = 0.6  # ... and hold this share of the subject words the leader holds
+
+
+def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
+    """A question about an earlier state ("before the move", "originally") is answered by a
+    memory dated before the one that leads: the leader usually tells of the change, the
+    state before it is an older memory about the same subject (most of the asked words the leader holds)."""
+    if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
+        return ranked
+    lead = ranked[0]
+    lead_date = lead.ref.get("date") or ""
+    # "what was the Grafana address before we put it behind SSO": the words after the cue
+    # name the change (which only the newer memory tells of); the subject comes before it
+    cue = history_cue_at(query.text)
+    head = set(terms(query.text[:cue])) if cue > 0 else set(query.terms)
+    matched = [t for t in query.terms if t in lead.matched]
+    asked = [t for t in matched if t in head] or matched  # "the original date of X"
+    if not asked or not lead_date:
+        return ranked
+    floor = EARLIER_SCORE * max(lead.adjusted, 1e-9)
+    subject = math.fsum(full_idf.get(t, 0.0) for t in asked)
+
+    def about_subject(cand) -> bool:
+        held = math.fsum(full_idf.get(t, 0.0) for t in asked if t in cand.matched)
+        return held >= EARLIER_SUBJECT * subject
+
+    older = [
+        c
+        for c in ranked[1:RESTATE_WINDOW]
+        if c.adjusted >= floor
+        and (c.ref.get("date") or "") < lead_date
+        and about_subject(c)
+        and c.ref.get("project") == lead.ref.get("project")
+        and not _same_document(c, lead)
+    ]
+    if not older:
+        return ranked
+    chosen = max(older, key=lambda c: c.adjusted)
+    return [chosen] + [c for c in ranked if c is not chosen]
