@@ -1179,6 +1179,53 @@ class IHMT:
         """Leaf id -> the fact changes that make it OUTDATED."""
         return self.resolver.superseded_changes()
 
+    # --- added for the GUI and the hooks ---
+    @staticmethod
+    def locate(workspace=None) -> Path:
+        """The workspace a user-given path names (W, or W for W/ihmt_memory; None: the
+        default, $IHMT_HOME or ~/.ihmt), without opening anything."""
+        return resolve_workspace(workspace)
+
+    @staticmethod
+    def store_folder(workspace) -> Path:
+        """The store folder inside an already located workspace (W/ihmt_memory)."""
+        return StoreLayout(Path(workspace)).root
+
+    @staticmethod
+    def store_exists(workspace) -> bool:
+        """Whether an already located workspace holds a store (one that ``open`` accepts)."""
+        return StoreLayout(Path(workspace)).exists()
+
+    @staticmethod
+    def write_file(path: Path, data: bytes) -> None:
+        """Replace a file whole (readers see the old bytes or the new, never a half), the way
+        the store writes its own files; the GUI writes a project's ``.mcp.json`` with it."""
+        from .store.atomic import atomic_write_bytes
+
+        atomic_write_bytes(path, data)
+
+    def state_path(self, name: str) -> Path:
+        """A file of the agent hooks' state (``state/hooks/<name>``; derived, not synced)."""
+        return self.layout.state / "hooks" / name
+
+    def write_state(self, name: str, text: str) -> None:
+        """Replace one hooks state file whole (see ``state_path``)."""
+        path = self.state_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, text)
+
+    def restate(self, text: str) -> str:
+        """``text`` restated as one self-contained sentence by the configured LLM summarizer;
+        "" when only the heuristic one is configured (it would add nothing). May raise
+        whatever the model's client raises: callers keep their own text then."""
+        if self.config.summarizer_backend in ("", "heuristic"):
+            return ""
+        from .tree.summary import ChildDigest
+
+        digest = ChildDigest(title="", excerpt=text[:300], text=text)
+        summary = self.backend.summarize([digest], domain="general", layer=1)
+        return (getattr(summary, "summary", "") or "").strip()[:1200]
+
 
 def _sha256(text: str) -> str:
     import hashlib

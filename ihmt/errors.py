@@ -7,12 +7,20 @@
     ├── StoreLockedError      the write lock could not be taken in time
     ├── StoreWriteError       the disk refused a write (full, failing, read-only)
     ├── InputError            bad input from the caller (empty text, binary file, bad query)
-    └── SecretDetectedError   content looks like it carries a credential
+    │   └── GuiInputError     bad input to the GUI, with a code and parameters the page words
+    │       └── OutsideRootError  a path outside the folder tree the GUI may browse
+    ├── SecretDetectedError   content looks like it carries a credential
+    └── ApiError              a GUI request refused with an HTTP status, a code and parameters
 
 Presenters (CLI, MCP, GUI) catch IHMTError and show its message; anything else is a bug.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class IHMTError(Exception):
@@ -45,3 +53,30 @@ class InputError(IHMTError):
 
 class SecretDetectedError(IHMTError):
     pass
+
+
+class GuiInputError(InputError):
+    """Bad input with a code and parameters, so the page can word it in the user's language."""
+
+    def __init__(self, message: str, code: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class OutsideRootError(GuiInputError):
+    """A path that resolves outside the folder tree the GUI may browse."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(f"only folders inside {root} can be used", "outside_root", root=str(root))
+
+
+class ApiError(IHMTError):
+    """A GUI request refused: the HTTP status, a one-line message, a code and its parameters
+    (the page words the code; the message is the English fallback)."""
+
+    def __init__(self, status: int, message: str, code: str = "", **params: object) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.params = params

@@ -158,14 +158,14 @@ def test_explore_reaches_a_leaf_text(page, site):
     names = domains.all_inner_texts()
     assert "personal" in names and "software.java" in names
     personal = open_domain(page, "personal")
-    leaves = site["memory"].tree.read_root()["domains"]["personal"]["leaves"]
+    leaves = site["memory"].trunk()["domains"]["personal"]["leaves"]
     assert f"{leaves} memories" in personal.locator("> .trow").inner_text()
     branch = descend_to_leaves(personal)
     leaf = branch.locator("> ul > .tnode-leaf").last
     leaf.locator("> .trow").click()
     text = leaf.locator(".leaf-text").inner_text()
     leaf_id = leaf.locator(".meta-grid dd.mono").inner_text()
-    stored = site["memory"].store.read_leaf(leaf_id)
+    stored = site["memory"].leaf(leaf_id)
     assert stored is not None and text.strip() == stored.content.strip()
     assert "journal_personal.txt" in leaf.locator(".meta-grid").inner_text()
 
@@ -474,6 +474,33 @@ def test_tree_opens_and_walks_with_the_keyboard(page):
     assert second
 
 
+def test_the_explore_tree_is_one_tab_stop_that_remembers_the_current_row(page):
+    page.click("[data-tab=explore]")
+    page.wait_for_selector(".tnode-domain > .trow")
+    stops = page.eval_on_selector_all(".tree .trow", "els => els.map(e => e.tabIndex)")
+    assert len(stops) > 1 and sorted(stops) == [-1] * (len(stops) - 1) + [0]
+    before_tree = ".tree-card .card-actions button"
+    page.focus(before_tree)
+    page.keyboard.press("Tab")  # into the tree: its first row
+    assert page.evaluate(
+        "document.activeElement === document.querySelector('.tnode-domain > .trow')"
+    )
+    page.keyboard.press("Tab")  # and straight out again, not through every row
+    assert not page.evaluate("document.activeElement.classList.contains('trow')")
+    page.focus(before_tree)
+    page.keyboard.press("Tab")
+    page.keyboard.press("ArrowRight")  # opens the first domain
+    page.wait_for_selector(".tnode-domain.open > ul > li")
+    page.keyboard.press("ArrowDown")  # its first child
+    child = "document.querySelector('.tnode-domain.open > ul > li > .trow')"
+    assert page.evaluate(f"document.activeElement === {child}")
+    stops = page.eval_on_selector_all(".tree .trow", "els => els.map(e => e.tabIndex)")
+    assert stops.count(0) == 1 and page.evaluate(f"{child}.tabIndex") == 0
+    page.focus(before_tree)
+    page.keyboard.press("Tab")  # back into the tree at the row last used
+    assert page.evaluate(f"document.activeElement === {child}")
+
+
 def test_folder_dialog_takes_focus_and_escape_gives_it_back(page):
     page.click("[data-tab=setup]")
     page.wait_for_selector("#setup-agent")
@@ -572,7 +599,7 @@ def reload(page) -> None:
 
 def test_a_memory_link_opens_it_and_a_reload_keeps_it(page, site):
     leaf_id = site["memory"].catalog.leaf_ids_like("L-")[0]
-    stored = site["memory"].store.read_leaf(leaf_id)
+    stored = site["memory"].leaf(leaf_id)
     go_hash(page, f"#/memory/{leaf_id}")
     page.wait_for_selector("#memory-focus .leaf-text")
     assert page.inner_text("#memory-focus .leaf-text").strip() == stored.content.strip()
@@ -628,10 +655,10 @@ def test_each_current_fact_links_to_the_memory_it_came_from(page, site):
     page.click("[data-tab=timeline]")
     card = page.locator('.tl-card[data-key="user::location"]')
     card.wait_for()
-    active = site["memory"].resolver.active_state()["user::location"]
+    active = site["memory"].current_facts()["user::location"]
     link = card.locator(".tl-source a")
     assert link.get_attribute("href") == f"#/memory/{active.source_leaf}"
-    leaf = site["memory"].store.read_leaf(active.source_leaf)
+    leaf = site["memory"].leaf(active.source_leaf)
     assert leaf.timestamp[:4] in link.inner_text()  # the memory's date is shown
     link.click()
     page.wait_for_selector("#memory-focus .leaf-text")
@@ -644,6 +671,37 @@ def test_each_current_fact_links_to_the_memory_it_came_from(page, site):
     employer.locator(".tl-source a").click()
     page.wait_for_selector("#memory-focus .leaf-text")
     assert "firmado el contrato con Mareas Tech" in page.inner_text("#memory-focus .leaf-text")
+
+
+def test_each_detected_change_links_to_its_old_and_new_memory(page, site):
+    page.click("[data-tab=timeline]")
+    page.wait_for_selector("#tl-changes .change-list li")
+    changes = [c for c in site["memory"].contradictions() if c.old_leaf and c.new_leaf]
+    assert changes
+    items = page.locator("#tl-changes .change-list li")
+    shown = {
+        tuple(a.get_attribute("href") for a in item.locator(".change-sources a.mem-link").all())
+        for item in items.all()
+    }
+    for change in changes:
+        assert (f"#/memory/{change.old_leaf}", f"#/memory/{change.new_leaf}") in shown
+    move = next(c for c in changes if c.key == "user::location" and "Valencia" in c.new_value)
+    item = items.filter(has_text="Valencia").first
+    links = item.locator(".change-sources a.mem-link")
+    assert links.all_inner_texts() == [move.old_leaf, move.new_leaf]  # the ids, like elsewhere
+    links.first.click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert (
+        site["memory"].leaf(move.old_leaf).content.strip()
+        == page.inner_text("#memory-focus .leaf-text").strip()
+    )
+    page.go_back()
+    page.wait_for_selector("#tl-changes .change-list li")
+    page.locator("#tl-changes .change-list li", has_text="Valencia").first.locator(
+        ".change-sources a.mem-link"
+    ).last.click()
+    page.wait_for_selector("#memory-focus .leaf-text")
+    assert "Valencia" in page.inner_text("#memory-focus .leaf-text")
 
 
 def test_explore_search_box_lists_memories_and_corrections_link(page, site):

@@ -404,6 +404,45 @@ def test_bad_parameters_are_clean_errors(gui):
     assert gui.alive()
 
 
+def test_error_bodies_keep_their_shape(gui):
+    """Every refusal is {"error", "code", "params"}: the page words the code, whichever module
+    raised it (the GUI's request checks, the folder fence, the engine)."""
+    leaf = "L-general-9999-0000000000"
+    cases = [
+        ("/api/node?id=L-x", 400, "bad_id", {}),
+        (f"/api/leaf?id={leaf}", 404, "no_memory", {"id": leaf}),
+        ("/api/node?id=root&limit=0", 400, "bad_page", {"max": 500}),
+        ("/api/fs/list?path=/", 403, "outside_root", {"root": str(gui.home.resolve())}),
+        ("/api/fs/list?path=relative", 400, "not_absolute", {}),
+    ]
+    for path, status, code, params in cases:
+        got, body = gui.get_json(path)
+        assert (got, set(body)) == (status, {"error", "code", "params"}), path
+        assert (body["code"], body["params"]) == (code, params), path
+        assert body["error"] and "\n" not in body["error"], path
+
+
+def test_gui_and_hook_loop_reach_the_memory_only_through_the_facade():
+    """No attribute access to the facade's collaborators and no import of store/tree/search
+    from ihmt/gui or ihmt/loop (settings.py's atomic file writer is the one import allowed)."""
+    import ast
+
+    inner = {"tree", "catalog", "store", "resolver", "layout", "engine"}
+    found = []
+    for path in sorted((ROOT / "ihmt" / "gui").glob("*.py")) + sorted(
+        (ROOT / "ihmt" / "loop").glob("*.py")
+    ):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in inner:
+                found.append(f"{path.name}:{node.lineno} .{node.attr}")
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                package = (node.module or "").split(".")[0]
+                allowed = path.name == "settings.py" and node.module == "store.atomic"
+                if package in {"store", "tree", "search"} and not allowed:
+                    found.append(f"{path.name}:{node.lineno} from ..{node.module}")
+    assert found == []
+
+
 # -- read-only over the memory ------------------------------------------------------------------------------
 def test_browsing_the_memory_changes_no_file(gui):
     before = snapshot(

@@ -17,16 +17,13 @@ from pathlib import Path
 
 from .. import __version__
 from ..api import IHMT
-from ..errors import IHMTError, StoreNotFoundError
+from ..errors import ApiError, GuiInputError, IHMTError, OutsideRootError, StoreNotFoundError
 from ..render import source_label
-from ..store.layout import StoreLayout, resolve_workspace
 from .locks import StoreLocks
 from .setup import (
     LIST_PAGE,
     LIST_PAGE_MAX,
     FolderFence,
-    GuiInputError,
-    OutsideRootError,
     SetupService,
     mcp_server_path,
     snippets,
@@ -59,16 +56,6 @@ REF_FIELDS = (
 )
 
 
-class ApiError(Exception):
-    """An HTTP status and a one-line message for the page."""
-
-    def __init__(self, status: int, message: str, code: str = "", **params: object) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.params = params
-
-
 Handler = Callable[[dict, dict], dict]
 
 
@@ -76,7 +63,7 @@ class GuiApp:
     """State of one GUI process: the active memory folder, the folder fence and the previews."""
 
     def __init__(self, workspace=None, browse_root=None) -> None:
-        self.workspace = resolve_workspace(workspace)
+        self.workspace = IHMT.locate(workspace)
         root = browse_root if browse_root is not None else Path.home()
         self.fence = FolderFence(root, also=(self.workspace,))
         self.setup = SetupService(self.fence)
@@ -156,10 +143,10 @@ class GuiApp:
     def memory(self) -> IHMT:
         with self._opening:
             if self._memory is None:
-                layout = StoreLayout(self.workspace)
-                if not layout.exists():
+                if not IHMT.store_exists(self.workspace):
                     raise StoreNotFoundError(
-                        f"no IHMT store at {layout.root} yet; create it in Set up"
+                        f"no IHMT store at {IHMT.store_folder(self.workspace)} yet;"
+                        " create it in Set up"
                     )
                 self._memory = IHMT.open(self.workspace)
             return self._memory
@@ -170,13 +157,12 @@ class GuiApp:
 
     # -- endpoints: information --------------------------------------------------------------------
     def info(self, query: dict, body: dict) -> dict:
-        layout = StoreLayout(self.workspace)
         server = mcp_server_path()
         return {
             "version": __version__,
             "workspace": str(self.workspace),
-            "store": str(layout.root),
-            "exists": layout.exists(),
+            "store": str(IHMT.store_folder(self.workspace)),
+            "exists": IHMT.store_exists(self.workspace),
             "browse_root": str(self.fence.root),
             "mcp_server": str(server),
             "mcp_server_exists": server.is_file(),
@@ -185,7 +171,7 @@ class GuiApp:
 
     def overview(self, query: dict, body: dict) -> dict:
         memory = self.memory()
-        root = memory.tree.read_root()
+        root = memory.trunk()
         per_domain: dict[str, int] = {}
         for ref in root.get("entries", []):
             per_domain[ref["domain"]] = per_domain.get(ref["domain"], 0) + 1
@@ -222,9 +208,7 @@ class GuiApp:
         if node_id == "root":
             domain = query.get("domain") or ""
             refs = [
-                r
-                for r in memory.tree.read_root().get("entries", [])
-                if not domain or r["domain"] == domain
+                r for r in memory.trunk().get("entries", []) if not domain or r["domain"] == domain
             ]
             this = {"id": "root", "kind": "root", "domain": domain}
         else:
@@ -244,7 +228,7 @@ class GuiApp:
     def leaf(self, query: dict, body: dict) -> dict:
         memory = self.memory()
         leaf_id = _node_id(query.get("id"), leaf=True)
-        leaf = memory.store.read_leaf(leaf_id)
+        leaf = memory.leaf(leaf_id)
         if leaf is None:
             raise ApiError(404, f"no memory with id {leaf_id}", "no_memory", id=leaf_id)
         outdated = memory.time_context()
@@ -273,9 +257,10 @@ class GuiApp:
 
     def _branch(self, memory: IHMT, node_id: object) -> dict:
         node_id = _node_id(node_id, leaf=False)
-        if memory.catalog.branch_row(node_id) is None:
+        branch = memory.node(node_id)
+        if branch is None:
             raise ApiError(404, f"no branch with id {node_id}", "no_branch", id=node_id)
-        return memory.tree.read_branch(node_id)
+        return branch
 
     @staticmethod
     def _ref(ref: dict, ctx=None, notes: dict | None = None) -> dict:
@@ -292,12 +277,12 @@ class GuiApp:
 
     def _notes(self, memory: IHMT) -> dict[str, list[dict]]:
         """Leaf id -> its OUTDATED notices as codes plus parameters (the page words them)."""
-        generation = memory.catalog.generation()
+        generation = memory.generation()
         cached = self._notes_cache
         if cached is not None and cached[0] == (id(memory), generation):
             return cached[1]
         notes: dict[str, list[dict]] = {}
-        for leaf_id, changes in memory.resolver.superseded_changes().items():
+        for leaf_id, changes in memory.superseded_changes().items():
             notes[leaf_id] = [
                 {
                     "code": "fact_changed",
@@ -312,16 +297,14 @@ class GuiApp:
                 }
                 for c in changes
             ]
-        for old_id, new_id, _created in memory.catalog.links():
-            old = memory.catalog.leaf_row(old_id) or {}
-            new = memory.catalog.leaf_row(new_id) or {}
-            notes.setdefault(old_id, []).append(
+        for fix in memory.corrections():
+            notes.setdefault(fix.old_id, []).append(
                 {
                     "code": "corrected_by",
                     "params": {
-                        "id": new_id,
-                        "old_date": old.get("timestamp", ""),
-                        "new_date": new.get("timestamp", ""),
+                        "id": fix.new_id,
+                        "old_date": fix.old_date,
+                        "new_date": fix.new_date,
                     },
                 }
             )
@@ -345,7 +328,7 @@ class GuiApp:
         started = time.perf_counter()
         result = memory.search(text, top_k=top_k, clue=clue)
         elapsed = time.perf_counter() - started
-        counters = memory.tree.read_root().get("counters", {})
+        counters = memory.trunk().get("counters", {})
         notes = self._notes(memory)
         total_leaves = result.total_leaves or counters.get("leaves", 0)
         total_nodes = result.total_nodes or counters.get("branches", 0)
@@ -403,12 +386,15 @@ class GuiApp:
 
         def level(node_id: str, depth: int) -> dict:
             if node_id == "root":
-                refs = memory.tree.read_root().get("entries", [])
+                refs = memory.trunk().get("entries", [])
             else:
                 try:
-                    refs = memory.tree.read_branch(node_id).get("children", [])
+                    branch = memory.node(node_id)
                 except IHMTError:
+                    branch = None
+                if branch is None:
                     return {"items": [], "hidden": 0}
+                refs = branch.get("children", [])
             items, others = [], 0
             for ref in refs:
                 ident = ref["id"]
@@ -429,9 +415,9 @@ class GuiApp:
 
     # -- endpoints: Timeline ---------------------------------------------------------------------------
     def timeline(self, query: dict, body: dict) -> dict:
-        resolver = self.memory().resolver
+        memory = self.memory()
         keys = []
-        for key, active in resolver.active_state().items():
+        for key, active in memory.current_facts().items():
             subject, _, attribute = key.partition("::")
             periods = [
                 {
@@ -443,7 +429,7 @@ class GuiApp:
                     "origin": f.origin,
                     "confirmations": list(f.confirmations or []),
                 }
-                for f in resolver.timeline(key)
+                for f in memory.fact_timeline(key)
             ]
             keys.append(
                 {
@@ -469,14 +455,14 @@ class GuiApp:
                 "new_leaf": c.new_leaf,
                 "notice": c.notice(),
             }
-            for c in resolver.contradictions()
+            for c in memory.contradictions()
         ]
         return {
             "now": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "subjects": sorted({k["subject"] for k in keys}),
             "keys": keys,
             "contradictions": changes,
-            "facts": len(resolver),
+            "facts": len(memory.facts()),
         }
 
     # -- endpoints: Set up -----------------------------------------------------------------------------
@@ -487,8 +473,8 @@ class GuiApp:
 
     def select_memory(self, query: dict, body: dict) -> dict:
         folder = self.fence.check(_text(body, "folder"))
-        workspace = resolve_workspace(folder)
-        if not StoreLayout(workspace).exists():
+        workspace = IHMT.locate(folder)
+        if not IHMT.store_exists(workspace):
             # a folder without a store becomes the active memory only once the user has
             # previewed and confirmed creating one (Set up does that: preview, then confirm)
             raise GuiInputError(
@@ -521,7 +507,7 @@ class GuiApp:
             self._switch(workspace)
             return {
                 "kind": "store",
-                "created": str(StoreLayout(workspace).root),
+                "created": str(IHMT.store_folder(workspace)),
                 **self.info({}, {}),
             }
         return {"kind": "project", **self.setup.write_project(preview)}

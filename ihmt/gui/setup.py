@@ -22,9 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
-from ..store.atomic import atomic_write_bytes
-from ..store.layout import STORE_DIRNAME, StoreLayout, resolve_workspace
+from ..api import IHMT
+from ..errors import GuiInputError, OutsideRootError
 
 SERVER_NAME = "ihmt-memory"
 LIST_PAGE = 200  # folders per page of the folder browser
@@ -33,22 +32,6 @@ YIELD_EVERY = 128  # entries scanned between two chances for other threads to ru
 PREVIEW_TTL = 600.0  # seconds a preview stays confirmable
 MAX_PREVIEWS = 32
 MAX_JSON_BYTES = 1_000_000  # an existing .mcp.json larger than this is refused, not parsed
-
-
-class GuiInputError(InputError):
-    """Bad input with a code and parameters, so the page can word it in the user's language."""
-
-    def __init__(self, message: str, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-
-class OutsideRootError(GuiInputError):
-    """A path that resolves outside the folder tree the GUI may browse."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__(f"only folders inside {root} can be used", "outside_root", root=str(root))
 
 
 def repo_root() -> Path:
@@ -179,9 +162,8 @@ class FolderFence:
 
 
 def _looks_like_store(folder: Path) -> bool:
-    layout = StoreLayout(resolve_workspace(folder))
     try:
-        return layout.exists()
+        return IHMT.store_exists(IHMT.locate(folder))
     except OSError:
         return False
 
@@ -308,17 +290,16 @@ class SetupService:
             raise GuiInputError(
                 "the chosen folder is a symbolic link; pick its target instead", "symlink_folder"
             )
-        workspace = resolve_workspace(workspace)
+        workspace = IHMT.locate(workspace)
         if not self.fence.contains(workspace.resolve() if workspace.exists() else workspace):
             raise OutsideRootError(self.fence.root)
-        layout = StoreLayout(workspace)
-        exists = layout.exists()
+        exists = IHMT.store_exists(workspace)
         info = {
             "kind": "store",
             "workspace": str(workspace),
-            "store": str(layout.root),
+            "store": str(IHMT.store_folder(workspace)),
             "exists": exists,
-            "creates": [] if exists else _store_listing(layout),
+            "creates": [] if exists else _store_listing(IHMT.store_folder(workspace)),
         }
         if exists:
             info["id"] = None
@@ -432,7 +413,7 @@ class SetupService:
         # a merge keeps the file's mode (a 644 project file stays 644); a new one is 644 too,
         # like any file a project commits (it holds paths, no secret)
         mode = stat.S_IMODE(target.stat().st_mode) if now is not None else 0o644
-        atomic_write_bytes(target, preview.data)
+        IHMT.write_file(target, preview.data)
         os.chmod(target, mode)
         return {"written": str(target), "bytes": len(preview.data), "sha256": _sha(preview.data)}
 
@@ -463,8 +444,7 @@ def _parse_mcp_json(raw: bytes) -> dict:
     return data
 
 
-def _store_listing(layout: StoreLayout) -> list[str]:
-    root = layout.root
+def _store_listing(root: Path) -> list[str]:
     return [
         f"{root}/",
         f"{root}/root.json",
@@ -477,7 +457,6 @@ def _store_listing(layout: StoreLayout) -> list[str]:
 
 
 __all__ = [
-    "STORE_DIRNAME",
     "FolderFence",
     "GuiInputError",
     "OutsideRootError",

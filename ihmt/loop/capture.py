@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, SecretDetectedError
-from ..store.atomic import atomic_write_text
 from .extract import Captured, extract
 from .transcript import read_turns
 
@@ -58,10 +57,10 @@ def capture_disabled(memory, cwd: str | os.PathLike | None) -> str:
     return ""
 
 
-def _offset_file(memory, agent: str, session: str) -> Path:
+def _offset_name(agent: str, session: str) -> str:
+    """The session's offset file under the store's hooks state (see ``IHMT.state_path``)."""
     digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    name = f"{_SAFE.sub('_', agent)[:20]}-{digest}.json"
-    return memory.layout.state / "hooks" / name
+    return f"{_SAFE.sub('_', agent)[:20]}-{digest}.json"
 
 
 def _read_offset(path: Path, transcript: str) -> int:
@@ -75,10 +74,9 @@ def _read_offset(path: Path, transcript: str) -> int:
     return offset if isinstance(offset, int) and offset >= 0 else 0
 
 
-def _write_offset(path: Path, transcript: str, offset: int, session: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(
-        path, json.dumps({"transcript": transcript, "offset": offset, "session": session[:200]})
+def _write_offset(memory, name: str, transcript: str, offset: int, session: str) -> None:
+    memory.write_state(
+        name, json.dumps({"transcript": transcript, "offset": offset, "session": session[:200]})
     )
 
 
@@ -88,13 +86,9 @@ def _llm_items(memory, items: list[Captured]) -> list[Captured]:
     if memory.config.summarizer_backend in ("", "heuristic") or not items:
         return items
     try:
-        from ..tree.summary import ChildDigest
-
         out = []
         for item in items:
-            digest = ChildDigest(title="", excerpt=item.text[:300], text=item.text)
-            summary = memory.backend.summarize([digest], domain="general", layer=1)
-            text = (getattr(summary, "summary", "") or "").strip()[:1200]
+            text = memory.restate(item.text)
             out.append(Captured(text or item.text, item.timestamp, item.kind, item.correction))
         return out
     except Exception:  # a model that fails must never cost the capture
@@ -119,8 +113,8 @@ def capture_transcript(
     if not session or not isinstance(session, str):
         raise InputError("the hook payload has no session_id")
     transcript = os.path.realpath(transcript_path)
-    state = _offset_file(memory, agent, session)
-    start = _read_offset(state, transcript)
+    state = _offset_name(agent, session)
+    start = _read_offset(memory.state_path(state), transcript)
     chunk = read_turns(transcript, start)
     report.offset = chunk.end
     if chunk.skipped_bytes:
@@ -147,5 +141,5 @@ def capture_transcript(
         else:
             report.already += 1
     if chunk.end != start:
-        _write_offset(state, transcript, chunk.end, session)
+        _write_offset(memory, state, transcript, chunk.end, session)
     return report

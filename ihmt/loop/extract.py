@@ -25,18 +25,18 @@ MIN_WORDS = 4
 MAX_MEMORY_CHARS = 1200
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z¿¡0-9])|\n+")
-_RULE = re.compile(
+RULE = re.compile(
     r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
     r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b",
     re.I,
 )
-_DECISION = re.compile(
+DECISION = re.compile(
     r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
     r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
     r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses))\b",
     re.I,
 )
-_CORRECTION = re.compile(
+CORRECTION = re.compile(
     r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
     r"scratch that)\b",
     re.I,
@@ -88,15 +88,15 @@ def durable_sentence(sentence: str) -> str:
     """The kind of a user sentence a later session needs, or "" for one it does not."""
     if _words(sentence) < MIN_WORDS or _looks_like_code(sentence):
         return ""
-    if _RULE.search(sentence):
+    if RULE.search(sentence):
         return "rule"
     if sentence.rstrip().endswith("?"):
         return ""
-    if _CORRECTION.search(sentence):
+    if CORRECTION.search(sentence):
         return "correction"
     if _REQUEST.search(sentence):
         return ""
-    if _DECISION.search(sentence):
+    if DECISION.search(sentence):
         return "decision"
     if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):
         return "statement"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..render import one_line
 from ..text.tokens import estimate_tokens
-from .extract import _CORRECTION, _DECISION, _RULE
+from .extract import CORRECTION, DECISION, RULE
 from .project import same_project
 
 PROMPT_TOKENS = 400
@@ -74,20 +74,6 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
     return _wrap("recall", body, PROMPT_TOKENS)
 
 
-def _memory_leaves(memory, limit: int) -> list:
-    rows = sorted(
-        memory.catalog.leaves_of_source("memory"),
-        key=lambda r: r.get("timestamp") or "",
-        reverse=True,
-    )[:limit]
-    out = []
-    for row in rows:
-        leaf = memory.store.read_leaf(row["id"])
-        if leaf is not None:
-            out.append(leaf)
-    return out
-
-
 def _mine(leaf_project: str, project: str) -> bool:
     return not leaf_project or bool(project) and same_project(leaf_project, project)
 
@@ -95,16 +81,14 @@ def _mine(leaf_project: str, project: str) -> bool:
 def session_brief(memory, project: str = "") -> str:
     """Facts in force, recent decisions and open corrections for this project, dated; "" when
     memory holds nothing of the kind."""
-    leaves = _memory_leaves(memory, BRIEF_SCAN)
+    leaves = memory.recent_memories(BRIEF_SCAN)
     foreign = {leaf.leaf_id for leaf in leaves if not _mine(leaf.project, project)}
     facts = []
-    for fact in sorted(
-        memory.resolver.active_state().values(), key=lambda f: f.timestamp, reverse=True
-    ):
+    for fact in sorted(memory.current_facts().values(), key=lambda f: f.timestamp, reverse=True):
         if fact.source_leaf in foreign:
             continue
         if fact.source_leaf and fact.source_leaf not in {x.leaf_id for x in leaves}:
-            leaf = memory.store.read_leaf(fact.source_leaf)
+            leaf = memory.leaf(fact.source_leaf)
             if leaf is not None and not _mine(leaf.project, project):
                 continue
         facts.append(f"- {fact.timestamp[:10]}: {fact.subject} {fact.attribute} = {fact.value}")
@@ -114,23 +98,23 @@ def session_brief(memory, project: str = "") -> str:
     for leaf in leaves:
         if leaf.leaf_id in foreign:
             continue
-        if _DECISION.search(leaf.content) or _RULE.search(leaf.content):
+        if DECISION.search(leaf.content) or RULE.search(leaf.content):
             decisions.append(f"- {leaf.timestamp[:10]}: {one_line(leaf.content, 300)}")
         if len(decisions) >= BRIEF_DECISIONS:
             break
     corrections = []
-    for old_id, new_id, created in sorted(memory.catalog.links(), key=lambda x: x[2])[-5:]:
-        if old_id in foreign or new_id in foreign:
+    for fix in memory.corrections()[-5:]:
+        if fix.old_id in foreign or fix.new_id in foreign:
             continue
-        new = memory.store.read_leaf(new_id)
+        new = memory.leaf(fix.new_id)
         if new is not None:
-            corrections.append(f"- {created[:10]}: now {one_line(new.content, 240)}")
-    for notice in memory.resolver.notices()[-3:]:
-        corrections.append(f"- {one_line(notice, 240)}")
+            corrections.append(f"- {fix.created[:10]}: now {one_line(new.content, 240)}")
+    for change in memory.contradictions()[-3:]:
+        corrections.append(f"- {one_line(change.notice(), 240)}")
     corrections += [
         f"- {leaf.timestamp[:10]}: {one_line(leaf.content, 240)}"
         for leaf in leaves[:BRIEF_SCAN]
-        if leaf.leaf_id not in foreign and _CORRECTION.search(leaf.content)
+        if leaf.leaf_id not in foreign and CORRECTION.search(leaf.content)
     ][:3]
     body = []
     if facts:

@@ -495,6 +495,24 @@
         card.appendChild(list);
       }
       root.appendChild(card);
+      this.rove();
+    },
+
+    makeCurrent(node, row) {
+      this.current = node;
+      document.querySelectorAll('#view-explore .tree .trow[tabindex="0"]').forEach((el) => {
+        if (el !== row) el.tabIndex = -1;
+      });
+      row.tabIndex = 0;
+    },
+
+    rove() {
+      // the current row may be gone (its branch was closed): the first row takes the Tab stop
+      const rows = document.querySelectorAll('#view-explore .tree .trow');
+      if (rows.length && !Array.from(rows).some((el) => el.tabIndex === 0)) {
+        rows[0].tabIndex = 0;
+        this.current = this.roots[0];
+      }
     },
 
     collapseAll() {
@@ -508,7 +526,9 @@
       li.setAttribute('aria-expanded', String(!!node.expanded));
       node.el = li;
       const ref = node.ref;
-      const row = h('div', { class: 'trow', tabindex: '0' });
+      // one Tab stop for the whole tree (the current row); the arrows move between rows
+      const row = h('div', { class: 'trow', tabindex: node === this.current ? '0' : '-1' });
+      row.addEventListener('focus', () => this.makeCurrent(node, row));
       row.addEventListener('click', () => this.toggle(node));
       row.addEventListener('keydown', (e) => this.treeKey(e, node));
       row.appendChild(h('span', { class: 'caret' }));
@@ -580,6 +600,7 @@
       const old = node.el;
       const fresh = this.renderNode(node);
       if (old && old.parentNode) old.parentNode.replaceChild(fresh, old);
+      this.rove();
       const row = fresh.querySelector('.trow');
       const lost = document.activeElement === document.body || !document.activeElement || !document.contains(document.activeElement);
       if (row && lost) row.focus({ preventScroll: true });
@@ -988,9 +1009,18 @@
               h('span', { class: 'val old' }, c.old_value),
               h('span', { class: 'arrow' }, '→'),
               h('span', { class: 'val new' }, c.new_value)),
-            h('div', { class: 'change-notice muted small' }, noticeText(c)))))) : h('p', { class: 'empty' }, t('tl.no_changes'))));
+            h('div', { class: 'change-notice muted small' }, noticeText(c)),
+            changeSources(c))))) : h('p', { class: 'empty' }, t('tl.no_changes'))));
     },
   };
+
+  // the memories a change was read from, as links like every other memory id shown
+  function changeSources(c) {
+    const link = (id) => (id ? memoryLink(id, null, 'mono') : h('span', { class: 'muted' }, t('tl.by_hand')));
+    return h('div', { class: 'change-sources small' },
+      t('tl.change_memories'), ' ', link(c.old_leaf),
+      h('span', { class: 'arrow' }, ' → '), link(c.new_leaf));
+  }
 
   function noticeText(c) {
     return t('tl.notice', {

@@ -118,6 +118,8 @@ window.IHMT_I18N = {
     'tl.detected.one': '{n} detected change',
     'tl.detected.other': '{n} detected changes',
     'tl.no_changes': 'No contradictions detected.',
+    'tl.change_memories': 'Memories:',
+    'tl.by_hand': 'set by hand',
     'tl.notice': "On {a} you said {key} = '{old}', but on {b} you updated to '{new}'.",
 
     'setup.title': 'Set up',
@@ -363,6 +365,8 @@ window.IHMT_I18N = {
     'tl.detected.one': '{n} cambio detectado',
     'tl.detected.other': '{n} cambios detectados',
     'tl.no_changes': 'No se han detectado contradicciones.',
+    'tl.change_memories': 'Recuerdos:',
+    'tl.by_hand': 'puesto a mano',
     'tl.notice': "El {a} dijiste {key} = '{old}', pero el {b} lo actualizaste a '{new}'.",
 
     'setup.title': 'Configurar',
