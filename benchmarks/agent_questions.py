@@ -19,7 +19,8 @@ Columns, per question kind (see the corpus format in agent_corpora/FORMAT.md):
 A flat BM25 over whole memories (same terms, top 1) runs beside it as the baseline.
 
 Corpora are frozen: ``--set dev`` are the ones the ranking may be tuned on; ``--set heldout``
-are reported at first sight and never tuned to. Results go to RESULTS.md with ``--write``.
+are reported at first sight and never tuned to (once looked at, a set is reported as seen);
+``--set fresh`` is a later blind corpus, frozen before its first run. Results go to RESULTS.md with ``--write``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ from pathlib import Path
 from common import ROOT, FlatBM25, machine, write_section
 
 CORPORA = ROOT / "benchmarks" / "agent_corpora"
-SETS = {"dev": ["rutafleet", "navarro"], "heldout": ["cobalto", "herrera"]}
+SETS = {
+    "dev": ["rutafleet", "navarro"],
+    "heldout": ["cobalto", "herrera"],
+    # written blind on 2026-12-01 after the held-out pair had been looked at; first run the same day
+    "fresh": ["quiroga"],
+}
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
     "exact",
