@@ -67,13 +67,14 @@ def test_search_ask_tree_facts_stats_show_escapes_not_controls(workspace):
 
 def test_error_lines_are_escaped(workspace, monkeypatch, capsys):
     """An error message can quote received text (a git message from a sync peer, say)."""
-    from ihmt import cli, commands
+    from ihmt import cli
+    from ihmt.cli import overview
     from ihmt.errors import InputError
 
     def hostile(args):
         raise InputError(f"the peer said {CLEAR}{TITLE}")
 
-    monkeypatch.setattr(commands, "cmd_stats", hostile)
+    monkeypatch.setattr(overview, "cmd_stats", hostile)
     assert cli.main(["--path", str(workspace), "stats"]) == 1
     err = capsys.readouterr().err
     _assert_escaped(err)

@@ -29,11 +29,11 @@ from urllib.parse import parse_qs
 
 from ..errors import IHMTError
 from .api import GuiApp
+from .options import DEFAULT_PORT, add_gui_options
 
 log = logging.getLogger("ihmt.gui")
 
 HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
 MAX_BODY = 64 * 1024
 MAX_TOKEN_CHARS = 256
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -314,25 +314,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="IHMT's local web interface: set up, explore, diagnose, timeline.",
     )
     parser.add_argument("--path", help="memory folder W (default: $IHMT_HOME, else ~/.ihmt)")
-    parser.add_argument(
-        "--port",
-        type=int,
-        default=None,
-        help=f"port on 127.0.0.1 (default {DEFAULT_PORT}, or any free one if taken; 0 = any free)",
-    )
-    parser.add_argument("--no-browser", action="store_true", help="only print the URL")
-    parser.add_argument(
-        "--browse-root",
-        help="the folder browser in Set up stays inside this folder (default: your home)",
-    )
+    add_gui_options(parser)  # the same definition `ihmt gui` uses
     return parser
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.port is not None and not 0 <= args.port <= 65535:
-        parser.error("--port must be between 0 and 65535")
+    args = build_parser().parse_args(argv)
     raise SystemExit(
         run_gui(
             args.path, args.port, open_browser=not args.no_browser, browse_root=args.browse_root

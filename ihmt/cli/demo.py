@@ -5,11 +5,22 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .api import IHMT
-from .errors import InputError
-from .render import compact_answer
+from ..api import IHMT
+from ..errors import InputError
+from ..render import compact_answer
+from .context import AddCommand
+from .views import outline_lines, search_text
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def register(add: AddCommand) -> None:
+    p = add("demo", "end-to-end walkthrough in ./demo_workspace", cmd_demo)
+    p.add_argument("--workspace", default="demo_workspace")
+
+
+def cmd_demo(args) -> int:
+    return run_demo(args.workspace)
 
 
 def _section(title: str) -> None:
@@ -20,7 +31,6 @@ def _section(title: str) -> None:
 def run_demo(workspace: str = "demo_workspace") -> int:
     if not EXAMPLES.is_dir():
         raise InputError(f"the examples folder {EXAMPLES} is missing; run the demo from a clone")
-    from .commands import _search_text, outline
 
     ws = Path(workspace).absolute()
     if (ws / "ihmt_memory").exists():
@@ -47,14 +57,14 @@ def run_demo(workspace: str = "demo_workspace") -> int:
 
     _section("3. Flush: close every domain to one top branch, then the outline")
     memory.flush()
-    for line in outline(memory, depth=2)[:40]:
+    for line in outline_lines(memory.outline(2))[:40]:
         print(line)
     stats = memory.stats()
     print(f"... {stats['leaves']} leaves, {stats['branches']} branches, {stats['layers']} layers")
 
     _section("4. Search walks the tree: root -> branches -> leaf")
     result = memory.search("reserveStock soft hold")
-    print(_search_text(result, full=False).splitlines()[0])
+    print(search_text(result, full=False).splitlines()[0])
     if result.best:
         print(
             f"  best: {result.best.title or result.best.leaf_id}  ({Path(result.best.source).name})"
@@ -79,7 +89,7 @@ def run_demo(workspace: str = "demo_workspace") -> int:
         return clue
 
     result = memory.ask("Luis", clue_provider=provider)
-    print(_search_text(result, full=False).splitlines()[0])
+    print(search_text(result, full=False).splitlines()[0])
     if result.best:
         print(
             f"  answer: {result.best.timestamp[:10]} — {' '.join(result.best.content.split())[:90]}…"
@@ -88,10 +98,10 @@ def run_demo(workspace: str = "demo_workspace") -> int:
     _section("6. Time: facts change, the old value is kept as history")
     for notice in memory.notices("user"):
         print(f"  {notice}")
-    active = memory.resolver.active_state()
+    active = memory.current_facts()
     if "user::location" in active:
         print(f"  where do I live now?      {active['user::location'].value}")
-    past = memory.resolver.state_at("2024-12-31")
+    past = memory.facts_as_of("2024-12-31")
     if "user::location" in past:
         print(f"  where did I live in 2024? {past['user::location'].value}")
 
