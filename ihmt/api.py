@@ -1063,6 +1063,69 @@ class IHMT:
         """Leaf id -> the fact changes that make it OUTDATED."""
         return self.resolver.superseded_changes()
 
+    # --- added for projects ---
+    def set_fact_extraction(self, enabled: bool) -> None:
+        """Turn fact extraction off for a store that holds no personal facts (a project's code
+        index): its writes then skip the extractor. On by default."""
+        self.timeline.extract = bool(enabled)
+
+    def replace_sources(
+        self, docs: list[dict], report: IngestReport | None = None
+    ) -> list[MemoryLeaf]:
+        """Write documents, each replacing everything its ``source`` held before (leaves of an
+        earlier version that are not in the new one are removed). Each dict holds ``text``,
+        ``source`` and any of the ``prepare_document`` options. No trunk write: call
+        ``finish_write`` once after the last batch. Returns the leaves, in document order."""
+        with self.store.writing():
+            return self._store_documents(docs, report or IngestReport(), track_notices=False)
+
+    def remove_source(self, source: str) -> int:
+        """Remove every leaf of one source (exact name); returns how many were removed."""
+        ids = [row["id"] for row in self.catalog.leaves_of_source(source)]
+        return self.remove_leaves(ids)
+
+    def finish_write(self, consolidate: bool = True) -> None:
+        """End a series of writes: consolidate the tree (when asked) and save the trunk."""
+        with self.store.writing():
+            self._finish_write(consolidate)
+
+    def sources(self) -> list[str]:
+        """The name of every source that has leaves."""
+        return list(self.catalog.sources())
+
+    def corpus_stats(self) -> tuple[int, float]:
+        """(number of leaves, average leaf length in terms), as BM25 weighs them."""
+        return self.catalog.corpus_stats()
+
+    def document_frequencies(self, words) -> dict[str, int]:
+        """How many leaves hold each of these (indexed) terms."""
+        return self.catalog.document_frequencies(words)
+
+    # --- added for sync ---
+    def writing(self, recover: bool = True):
+        """A write session: the store's write lock, re-entrant, held for the ``with`` block
+        (other processes' writes wait; reads go on)."""
+        return self.store.writing(recover=recover)
+
+    def counts(self) -> dict:
+        """Leaves, branches per layer and leaves per domain, as the catalog counts them."""
+        return self.catalog.counts()
+
+    def mark_incomplete(self, why: str) -> None:
+        """Searches report that the index may lack files until a rebuild or a completed
+        ``reconcile`` clears this mark (``why`` says what was interrupted)."""
+        self.catalog.mark_incomplete(why)
+
+    def remove_leaves(self, leaf_ids: list[str]) -> int:
+        """Take leaves out of the store and every index; returns how many were removed."""
+        with self.store.writing():
+            return self.store.remove_leaves(leaf_ids)
+
+    def indexed_path(self, leaf_id: str) -> str | None:
+        """Where the catalog has this leaf's file (relative to the store), or None."""
+        row = self.catalog.leaf_row(leaf_id)
+        return None if row is None else str(row["path"])
+
 
 def _sha256(text: str) -> str:
     import hashlib
