@@ -7,7 +7,8 @@
     ├── StoreLockedError      the write lock could not be taken in time
     ├── StoreWriteError       the disk refused a write (full, failing, read-only)
     ├── InputError            bad input from the caller (empty text, binary file, bad query)
-    └── SecretDetectedError   content looks like it carries a credential
+    ├── SecretDetectedError   content looks like it carries a credential
+    └── SyncError             `ihmt sync` could not complete (git, the remote, a merge)
 
 Presenters (CLI, MCP, GUI) catch IHMTError and show its message; anything else is a bug.
 """
@@ -45,3 +46,7 @@ class InputError(IHMTError):
 
 class SecretDetectedError(IHMTError):
     pass
+
+
+class SyncError(IHMTError):
+    """A sync could not complete; the message says what happened and how to continue."""

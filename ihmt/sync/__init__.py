@@ -7,9 +7,9 @@ derived files are ignored and rebuilt after every merge. Modules: ``git_sync`` (
 ``remote`` (fetch, push), ``gitcmd`` (running git).
 """
 
+from ..errors import SyncError
 from .changes import ChangeCounts
 from .git_sync import SyncReport, sync
-from .gitcmd import SyncError
 from .status import SyncStatus, sync_status
 
 __all__ = ["ChangeCounts", "SyncError", "SyncReport", "SyncStatus", "sync", "sync_status"]

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import IHMTError
+from ..errors import SyncError
 
 # variables that would point git at another repository than the store's own
 _FOREIGN_ENV = (
@@ -30,10 +30,6 @@ _FOREIGN_ENV = (
 )
 LOCAL_TIMEOUT = 600.0
 NETWORK_TIMEOUT = 300.0
-
-
-class SyncError(IHMTError):
-    """A sync could not complete; the message says what happened and how to continue."""
 
 
 def find_git() -> str:

@@ -14,7 +14,8 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .gitcmd import Git, SyncError, find_git
+from ..errors import SyncError
+from .gitcmd import Git, find_git
 from .repo import DEFAULT_BRANCH, current_branch, is_repo
 
 

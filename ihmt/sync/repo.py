@@ -17,8 +17,9 @@ import socket
 import time
 from pathlib import Path
 
+from ..errors import SyncError
 from ..store.atomic import atomic_write_text
-from .gitcmd import Git, SyncError
+from .gitcmd import Git
 
 IGNORED = ["/layers/", "/state/", "/root.json", "/quarantine/", "*.tmp", ".DS_Store", "Thumbs.db"]
 GITIGNORE_HEAD = "# IHMT: derived files, rebuilt on every machine after a sync; never shared\n"

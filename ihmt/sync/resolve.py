@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
 from .changes import (
     CONFIG_FILE,
@@ -23,7 +24,7 @@ from .changes import (
     leaf_sort_key,
     tombstoned_ids,
 )
-from .gitcmd import Git, SyncError
+from .gitcmd import Git
 
 CHUNK = 500
 
