@@ -929,8 +929,8 @@ class IHMT:
 
     def history_copies(self, leaf_ids: list[str]):
         """For a synced store: which of these memories stay in its git history after a
-        forget, with the commands that purge them (``sync.history.HistoryCopies``)."""
-        from .sync.history import history_copies
+        forget, with the commands that purge them (``vcs.history.HistoryCopies``)."""
+        from .vcs.history import history_copies
 
         paths = []
         for lid in leaf_ids:

@@ -56,6 +56,7 @@ from ..store.atomic import atomic_write_bytes
 from ..store.layout import StoreLayout, resolve_workspace
 from ..store.lock import StoreLock
 from ..store.quarantine import originals as quarantined_originals
+from ..vcs.gitcmd import NETWORK_TIMEOUT, Git, current_branch, find_git, is_repo
 from .changes import (
     ChangeCounts,
     count_changes,
@@ -65,7 +66,6 @@ from .changes import (
     record_bytes_valid,
     tombstoned_ids,
 )
-from .gitcmd import NETWORK_TIMEOUT, Git, find_git
 from .merge import (
     apply_tree_change,
     check_target,
@@ -79,10 +79,8 @@ from .remote import fetch, push, remote_error
 from .repo import (
     clear_marker,
     config_snapshot,
-    current_branch,
     ensure_repo,
     hostname,
-    is_repo,
     normalize_remote,
     recover,
     remote_branch,

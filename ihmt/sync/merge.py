@@ -16,8 +16,8 @@ from ..api import IHMT
 from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
 from ..store.records import read_records
+from ..vcs.gitcmd import Git, git_message
 from .changes import is_leaf_path, leaf_id_of
-from .gitcmd import Git, git_message
 from .repo import hostname
 from .resolve import resolve_conflicts, unmerged_stages
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import SyncError
-from .gitcmd import NETWORK_TIMEOUT, Git, git_message
+from ..vcs.gitcmd import NETWORK_TIMEOUT, Git, git_message
 
 
 def remote_error(url: str, stderr: bytes, action: str) -> SyncError:

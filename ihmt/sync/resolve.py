@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
+from ..vcs.gitcmd import Git
 from .changes import (
     CONFIG_FILE,
     is_leaf_path,
@@ -24,7 +25,6 @@ from .changes import (
     leaf_sort_key,
     tombstoned_ids,
 )
-from .gitcmd import Git
 
 CHUNK = 500
 

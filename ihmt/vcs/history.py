@@ -15,8 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import SyncError
-from .gitcmd import Git, find_git
-from .repo import DEFAULT_BRANCH, current_branch, is_repo
+from .gitcmd import DEFAULT_BRANCH, Git, current_branch, find_git, is_repo
 
 
 @dataclass
