@@ -53,7 +53,9 @@ def outdated_links(folder: Path) -> set[tuple[str, str, str]]:
     return {
         (r["old_id"], r["new_id"], r.get("created", ""))
         for r in read_records(folder, "outdated")
-        if "old_id" in r and "new_id" in r
+        if isinstance(r.get("old_id"), str)
+        and isinstance(r.get("new_id"), str)
+        and isinstance(r.get("created", ""), str)
     }
 
 
@@ -64,7 +66,9 @@ def drop_outdated_records(folder: Path, leaf_ids: list[str]) -> None:
             rec = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             continue
-        if rec.get("old_id") in leaf_ids or rec.get("new_id") in leaf_ids:
+        if isinstance(rec, dict) and (
+            rec.get("old_id") in leaf_ids or rec.get("new_id") in leaf_ids
+        ):
             path.unlink(missing_ok=True)
 
 
@@ -91,5 +95,10 @@ def lift_tombstones(folder: Path, leaf_ids: set[str]) -> None:
             rec = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             continue
-        if rec.get("leaf_id") in leaf_ids:
+        # a record from a peer is untrusted: one that names no text id is ignored, not fatal
+        if (
+            isinstance(rec, dict)
+            and isinstance(rec.get("leaf_id"), str)
+            and rec["leaf_id"] in leaf_ids
+        ):
             path.unlink(missing_ok=True)
