@@ -1077,7 +1077,8 @@ class IHMT:
         ``source`` and any of the ``prepare_document`` options. No trunk write: call
         ``finish_write`` once after the last batch. Returns the leaves, in document order."""
         with self.store.writing():
-            return self._store_documents(docs, report or IngestReport(), track_notices=False)
+            report = report if report is not None else IngestReport()
+            return self._store_documents(docs, report, track_notices=False)
 
     def remove_source(self, source: str) -> int:
         """Remove every leaf of one source (exact name); returns how many were removed."""
