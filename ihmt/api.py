@@ -35,9 +35,16 @@ from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
 from .store.quarantine import QuarantinedFile
 from .store.quarantine import entries as quarantine_entries
-from .store.records import read_records, write_record
+from .store.records import (
+    drop_outdated_records,
+    lift_tombstones,
+    outdated_links,
+    tombstoned_ids,
+    write_record,
+    write_tombstones,
+)
 from .store.store import MemoryStore, store_size
-from .text.tokenize import terms
+from .timeline.context import StoreTimeline
 from .tree.builder import Tree, read_leaf_file
 from .tree.heuristic import HeuristicSummarizer
 from .tree.summary import SummarizerBackend
@@ -100,9 +107,7 @@ class IHMT:
         self.store = MemoryStore(self.layout, self.config, self.tree, self.catalog)
         self.store.fact_hook = self._facts_of_leaf
         self.engine = SearchEngine(self.tree, self.catalog, self.config, self.time_context)
-        self._extractor = None
-        self._resolver_cache: tuple[int, object] | None = None
-        self._time_cache: tuple[int, TimeContext] | None = None
+        self.timeline = StoreTimeline(self.catalog, self.layout.records, self.config)
         # optional semantic retrieval (ihmt/semantic): sets self.semantic and engine.dense when
         # the config asks for it; the model itself loads on the first search
         from .semantic.hook import attach
@@ -213,7 +218,7 @@ class IHMT:
         text = _clean_surrogates(text)
         report = IngestReport(files=1)
         if redact_secrets:
-            text = self._redact(text, source or "text", report)
+            text = _redact(text, source or "text", report)
         if source is None:
             source = "text-" + _short_hash(text)
         with self.store.writing():
@@ -246,7 +251,7 @@ class IHMT:
                 text = _clean_surrogates(text)
                 source = doc.get("source") or "text-" + _short_hash(text)
                 if redact_secrets:
-                    text = self._redact(text, source, report)
+                    text = _redact(text, source, report)
                 report.files += 1
                 batch.append(
                     {
@@ -325,7 +330,7 @@ class IHMT:
                     report.warnings.append(f"{file}: {outcome.warning}")
                 text = _clean_surrogates(outcome.text or "")
                 if redact_secrets:
-                    text = self._redact(text, str(file), report)
+                    text = _redact(text, str(file), report)
                 report.files += 1
                 try:
                     mtime = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(file.stat().st_mtime))
@@ -362,14 +367,6 @@ class IHMT:
             outcome.text or "", source=kwargs.pop("source", "<stdin>"), **kwargs
         )
 
-    def _redact(self, text: str, where: str, report: IngestReport) -> str:
-        from .privacy.secrets import redact
-
-        clean, findings = redact(text)
-        for finding in findings:
-            report.redactions.append(f"{where}: redacted {finding.kind} ({finding.preview})")
-        return clean
-
     def _store_document(self, text: str, *, source: str, report: IngestReport, **kwargs) -> list:
         return self._store_documents([dict(kwargs, text=text, source=source)], report)
 
@@ -402,7 +399,7 @@ class IHMT:
             report.domains[domain] = report.domains.get(domain, 0) + len(leaves)
         resolver = self.resolver if track_notices else None
         before = set(resolver.notices()) if resolver is not None else set()
-        self._lift_tombstones({leaf.leaf_id for leaf in all_leaves})
+        lift_tombstones(self.layout.records, {leaf.leaf_id for leaf in all_leaves})
         fresh = self.store.write_leaves(all_leaves)
         new_facts = list(self.store.last_facts) if fresh else []
         if stale:
@@ -414,7 +411,7 @@ class IHMT:
             resolver.add_many(Fact.from_dict(f) for f in new_facts)
             for leaf_id in stale:
                 resolver.remove_leaf(leaf_id)
-            self._resolver_cache = (self.catalog.generation(), resolver)
+            self.timeline.adopt(resolver)
         report.leaves += len(all_leaves)
         report.new_leaves += len(fresh)
         report.unchanged_leaves += len(all_leaves) - len(fresh)
@@ -542,24 +539,13 @@ class IHMT:
                 self.catalog.add_link(conn, old_id, new_id, created)
                 self._bump_keeping_trunk(conn)
             self.tree.save_root()
-        return self._link_notice(old_id, new_id)
-
-    def _link_notice(self, old_id: str, new_id: str) -> str:
-        old = self.catalog.leaf_row(old_id) or {}
-        new = self.catalog.leaf_row(new_id) or {}
-        return (
-            f"OUTDATED: the memory of {old.get('timestamp', '')[:10]} ({old_id}) was corrected "
-            f"on {new.get('timestamp', '')[:10]} by {new_id}"
-        )
+        return self.timeline.link_notice(old_id, new_id)
 
     def _replay_records(self) -> None:
         """Mirror the durable OUTDATED records into the catalog, and drop links whose record
         or whose leaves are gone (a forget here or on a synced peer)."""
         self.tree.entries()
-        wanted = set()
-        for rec in read_records(self.layout.records, "outdated"):
-            if "old_id" in rec and "new_id" in rec:
-                wanted.add((rec["old_id"], rec["new_id"], rec.get("created", "")))
+        wanted = outdated_links(self.layout.records)
         with self.catalog.transaction() as conn:
             for old_id, new_id, created in wanted:
                 if self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id):
@@ -666,53 +652,18 @@ class IHMT:
             self, transcript_path, session=session, agent=agent, project=project, cwd=cwd
         )
 
-    # -- time ------------------------------------------------------------------------------------
-    def _get_extractor(self):
-        if self._extractor is None:
-            from .timeline.patterns import FactExtractor, patterns_from_config
-
-            self._extractor = FactExtractor()
-            for pattern in patterns_from_config(self.config.fact_patterns or []):
-                self._extractor.add_pattern(
-                    pattern.subject, pattern.attribute, pattern.regex, pattern.name
-                )
-        return self._extractor
-
+    # -- time (ihmt/timeline/context.py) -----------------------------------------------------
     def _facts_of_leaf(self, leaf: MemoryLeaf) -> list[dict]:
-        if leaf.data_type == "CODE":
-            return []
-        try:
-            facts = self._get_extractor().extract(
-                leaf.content, timestamp=leaf.timestamp, source_leaf=leaf.leaf_id
-            )
-        except Exception as exc:  # extraction must never cost a save
-            log.warning("fact extraction failed for %s: %s", leaf.leaf_id, exc)
-            return []
-        return [f.to_dict() for f in facts]
+        return self.timeline.facts_of_leaf(leaf)
 
     def add_pattern(
         self, subject: str, attribute: str, regex: str, name: str | None = None
     ) -> None:
-        self._get_extractor().add_pattern(subject, attribute, regex, name)
+        self.timeline.extractor().add_pattern(subject, attribute, regex, name)
 
     @property
     def resolver(self):
-        generation = self.catalog.generation()
-        if self._resolver_cache and self._resolver_cache[0] == generation:
-            return self._resolver_cache[1]
-        from .timeline.facts import Fact
-        from .timeline.resolver import ConflictResolver
-
-        resolver = ConflictResolver()
-        facts = [Fact.from_dict(f) for f in self.catalog.all_facts()]
-        facts += [
-            Fact.from_dict(r["fact"])
-            for r in read_records(self.layout.records, "fact")
-            if "fact" in r
-        ]
-        resolver.add_many(facts)
-        self._resolver_cache = (generation, resolver)
-        return resolver
+        return self.timeline.resolver
 
     def record_fact(
         self,
@@ -743,48 +694,8 @@ class IHMT:
         return self.engine.path_of(leaf_id)
 
     def time_context(self) -> TimeContext:
-        """What time says about the leaves: which are OUTDATED (with the notices saying why)
-        and which replaced which; cached until the store changes."""
-        generation = self.catalog.generation()
-        if self._time_cache and self._time_cache[0] == generation:
-            return self._time_cache[1]
-        ctx = TimeContext()
-        for leaf_id, text in self.resolver.superseded_leaves().items():
-            ctx.outdated.setdefault(leaf_id, []).extend(t for t in text.split("\n") if t)
-        ctx.fact_answers = self._fact_answers
-        ctx.stale_words = {
-            leaf_id: frozenset(terms(" ".join(values)))
-            for leaf_id, values in self.resolver.stale_values().items()
-        }
-        for old_id, new_id, _created in self.catalog.links():
-            ctx.replaced_by[old_id] = new_id
-            ctx.outdated.setdefault(old_id, []).append(self._link_notice(old_id, new_id))
-        self._time_cache = (generation, ctx)
-        return ctx
-
-    def _fact_answers(self, text: str) -> list[tuple[str, bool]]:
-        """Leaves answering a question about a tracked fact: the value asked for first."""
-        from .timeline.questions import fact_questions
-
-        resolver = self.resolver
-        active = resolver.active_state()
-        out: list[tuple[str, bool]] = []
-        seen: set[str] = set()
-        for question in fact_questions(text, list(active)):
-            if question.year is not None:
-                wanted = resolver.state_at(f"{question.year}-12-31").get(question.key)
-            else:
-                wanted = active.get(question.key)
-            if wanted is None:
-                continue
-            timeline = resolver.timeline(question.key)
-            ordered = [wanted] + [f for f in reversed(timeline) if f is not wanted]
-            for fact in ordered:
-                leaf_id = fact.source_leaf
-                if leaf_id and leaf_id not in seen:
-                    seen.add(leaf_id)
-                    out.append((leaf_id, fact is wanted))
-        return out
+        """What time says about the leaves (OUTDATED leaves and why, replacements); cached."""
+        return self.timeline.time_context()
 
     # -- inspection ------------------------------------------------------------------------------
     def leaves(self, source: str | None = None) -> list[MemoryLeaf]:
@@ -890,7 +801,7 @@ class IHMT:
 
         digest = "sha256:" + _sha256(leaf.content)
         with self.store.writing():  # checked under the lock: no writer can take the place
-            if leaf.leaf_id in self._tombstones():
+            if leaf.leaf_id in tombstoned_ids(self.layout.records):
                 raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
             if target.exists() or self.catalog.leaf_row(leaf.leaf_id) is not None:
                 raise InputError(f"{rel} already exists; compare it with quarantine/{name} by hand")
@@ -938,7 +849,7 @@ class IHMT:
             # a kill before the end leaves this mark, which searches report until a rebuild
             # or a completed reconcile clears it
             self.catalog.mark_incomplete("indexing files changed on disk was interrupted")
-            tombstones = self._tombstones()
+            tombstones = tombstoned_ids(self.layout.records)
             known = {r["path"]: r["id"] for r in self.catalog.all_leaves()}
             on_disk = {
                 self.layout.relative(p): p for p in self.store.leaf_files(notes, quarantine=True)
@@ -973,24 +884,6 @@ class IHMT:
                 self._bump_keeping_trunk(conn)
             self.tree.save_root()
         return notes
-
-    def _lift_tombstones(self, leaf_ids: set[str]) -> None:
-        """Saving or ingesting a forgotten text again is a new decision: its tombstone goes,
-        so the next rebuild or sync keeps it."""
-        if not self.layout.records.is_dir():
-            return
-        for path in self.layout.records.glob("tombstone-*.json"):
-            try:
-                rec = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-                continue
-            if rec.get("leaf_id") in leaf_ids:
-                path.unlink(missing_ok=True)
-
-    def _tombstones(self) -> set[str]:
-        return {
-            r["leaf_id"] for r in read_records(self.layout.records, "tombstone") if "leaf_id" in r
-        }
 
     def forget_targets(
         self,
@@ -1036,8 +929,8 @@ class IHMT:
 
     def history_copies(self, leaf_ids: list[str]):
         """For a synced store: which of these memories stay in its git history after a
-        forget, with the commands that purge them (``sync.history.HistoryCopies``)."""
-        from .sync.history import history_copies
+        forget, with the commands that purge them (``vcs.history.HistoryCopies``)."""
+        from .vcs.history import history_copies
 
         paths = []
         for lid in leaf_ids:
@@ -1060,22 +953,13 @@ class IHMT:
         ids = [leaf.leaf_id for leaf in targets]
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         with self.store.writing():
-            for lid in ids:
-                write_record(
-                    self.layout.records, "tombstone", {"leaf_id": lid, "forgotten_at": stamp}
-                )
+            write_tombstones(self.layout.records, ids, stamp)
             self.store.remove_leaves(ids)
             with self.catalog.transaction() as conn:
                 for lid in ids:
                     conn.execute("DELETE FROM links WHERE old_id=? OR new_id=?", (lid, lid))
                 self.tree._entries_generation = self.catalog.bump_generation(conn)
-            for rec_path in self.layout.records.glob("outdated-*.json"):
-                try:
-                    rec = json.loads(rec_path.read_text(encoding="utf-8"))
-                except (OSError, json.JSONDecodeError):
-                    continue
-                if rec.get("old_id") in ids or rec.get("new_id") in ids:
-                    rec_path.unlink(missing_ok=True)
+            drop_outdated_records(self.layout.records, ids)
             self.tree.save_root()
             self.catalog.checkpoint()
             if self.layout.facts_json.exists():
@@ -1226,6 +1110,70 @@ class IHMT:
         summary = self.backend.summarize([digest], domain="general", layer=1)
         return (getattr(summary, "summary", "") or "").strip()[:1200]
 
+    # --- added for projects ---
+    def set_fact_extraction(self, enabled: bool) -> None:
+        """Turn fact extraction off for a store that holds no personal facts (a project's code
+        index): its writes then skip the extractor. On by default."""
+        self.timeline.extract = bool(enabled)
+
+    def replace_sources(
+        self, docs: list[dict], report: IngestReport | None = None
+    ) -> list[MemoryLeaf]:
+        """Write documents, each replacing everything its ``source`` held before (leaves of an
+        earlier version that are not in the new one are removed). Each dict holds ``text``,
+        ``source`` and any of the ``prepare_document`` options. No trunk write: call
+        ``finish_write`` once after the last batch. Returns the leaves, in document order."""
+        with self.store.writing():
+            report = report if report is not None else IngestReport()
+            return self._store_documents(docs, report, track_notices=False)
+
+    def remove_source(self, source: str) -> int:
+        """Remove every leaf of one source (exact name); returns how many were removed."""
+        ids = [row["id"] for row in self.catalog.leaves_of_source(source)]
+        return self.remove_leaves(ids)
+
+    def finish_write(self, consolidate: bool = True) -> None:
+        """End a series of writes: consolidate the tree (when asked) and save the trunk."""
+        with self.store.writing():
+            self._finish_write(consolidate)
+
+    def sources(self) -> list[str]:
+        """The name of every source that has leaves."""
+        return list(self.catalog.sources())
+
+    def corpus_stats(self) -> tuple[int, float]:
+        """(number of leaves, average leaf length in terms), as BM25 weighs them."""
+        return self.catalog.corpus_stats()
+
+    def document_frequencies(self, words) -> dict[str, int]:
+        """How many leaves hold each of these (indexed) terms."""
+        return self.catalog.document_frequencies(words)
+
+    # --- added for sync ---
+    def writing(self, recover: bool = True):
+        """A write session: the store's write lock, re-entrant, held for the ``with`` block
+        (other processes' writes wait; reads go on)."""
+        return self.store.writing(recover=recover)
+
+    def counts(self) -> dict:
+        """Leaves, branches per layer and leaves per domain, as the catalog counts them."""
+        return self.catalog.counts()
+
+    def mark_incomplete(self, why: str) -> None:
+        """Searches report that the index may lack files until a rebuild or a completed
+        ``reconcile`` clears this mark (``why`` says what was interrupted)."""
+        self.catalog.mark_incomplete(why)
+
+    def remove_leaves(self, leaf_ids: list[str]) -> int:
+        """Take leaves out of the store and every index; returns how many were removed."""
+        with self.store.writing():
+            return self.store.remove_leaves(leaf_ids)
+
+    def indexed_path(self, leaf_id: str) -> str | None:
+        """Where the catalog has this leaf's file (relative to the store), or None."""
+        row = self.catalog.leaf_row(leaf_id)
+        return None if row is None else str(row["path"])
+
 
 def _sha256(text: str) -> str:
     import hashlib
@@ -1274,6 +1222,12 @@ def _label(name: str, value) -> str:
     if len(text) > 300:
         raise InputError(f"{name} is longer than 300 characters")
     return text
+
+
+def _redact(text: str, where: str, report: IngestReport) -> str:
+    from .privacy.secrets import redact_reporting
+
+    return redact_reporting(text, where, report.redactions)
 
 
 def _clean_surrogates(text: str) -> str:

@@ -10,6 +10,7 @@
     │   └── GuiInputError     bad input to the GUI, with a code and parameters the page words
     │       └── OutsideRootError  a path outside the folder tree the GUI may browse
     ├── SecretDetectedError   content looks like it carries a credential
+    ├── SyncError             `ihmt sync` could not complete (git, the remote, a merge)
     └── ApiError              a GUI request refused with an HTTP status, a code and parameters
 
 Presenters (CLI, MCP, GUI) catch IHMTError and show its message; anything else is a bug.
@@ -80,3 +81,7 @@ class ApiError(IHMTError):
         self.status = status
         self.code = code
         self.params = params
+
+
+class SyncError(IHMTError):
+    """A sync could not complete; the message says what happened and how to continue."""

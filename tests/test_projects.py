@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ihmt.errors import InputError
-from ihmt.projects import index as index_mod
+from ihmt.projects import search as search_mod
+from ihmt.projects import sync as sync_mod
 from ihmt.projects.index import (
     ProjectIndex,
     default_projects_dir,
@@ -262,8 +263,8 @@ def test_a_fresh_process_trusts_the_manifest(project, tmp_path, monkeypatch):
     first.sync()
     first.close()
     calls: list[Path] = []
-    real = index_mod._read_source
-    monkeypatch.setattr(index_mod, "_read_source", lambda p: calls.append(p) or real(p))
+    real = sync_mod._read_source
+    monkeypatch.setattr(sync_mod, "_read_source", lambda p: calls.append(p) or real(p))
     again = ProjectIndex(project, tmp_path / "p")
     report = again.sync()
     assert calls == [] and report.unchanged == 4
@@ -848,18 +849,18 @@ def test_the_open_and_the_focused_search_are_judged_together():
     # the focused search found a tie among symbols the open search's lead outranks
     open_ = result(_hit("lead", 60.0, ["a", "b"]), not_found=True, reason="stray")
     focused = result(_hit("x", 36.0, ["a"]), _hit("y", 35.0, ["a"]), ambiguous=True)
-    merged = index_mod._merged(open_, focused, 0.06)
+    merged = search_mod._merged(open_, focused, 0.06)
     assert [h.leaf_id for h in merged.hits] == ["lead", "x", "y"]
     assert not merged.ambiguous and not merged.not_found and merged.reason == ""
     # a tie on the merged list is AMBIGUOUS, whichever search found each side of it
-    tie = index_mod._merged(result(_hit("p", 50.0, ["a"])), result(_hit("q", 48.0, ["a"])), 0.06)
+    tie = search_mod._merged(result(_hit("p", 50.0, ["a"])), result(_hit("q", 48.0, ["a"])), 0.06)
     assert tie.ambiguous and tie.candidate_ids == ["p", "q"] and "2 symbols" in tie.reason
     # the same score on other words is no tie; NOT FOUND only when both searches say so
-    other_words = index_mod._merged(
+    other_words = search_mod._merged(
         result(_hit("p", 50.0, ["a"])), result(_hit("q", 49.0, ["b"])), 0.06
     )
     assert not other_words.ambiguous
-    both = index_mod._merged(
+    both = search_mod._merged(
         result(_hit("p", 5.0, ["a"]), not_found=True, reason="stray"),
         result(_hit("q", 4.0, ["a"]), not_found=True, reason="stray"),
         0.06,

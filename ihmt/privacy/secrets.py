@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from ihmt.errors import InputError
 
-__all__ = ["SecretFinding", "describe", "find_secrets", "redact"]
+__all__ = ["SecretFinding", "describe", "find_secrets", "redact", "redact_reporting"]
 
 
 @dataclass(frozen=True)
@@ -1165,17 +1165,32 @@ def find_secrets(text: str) -> list[SecretFinding]:
     ]
 
 
-def redact(text: str) -> tuple[str, list[SecretFinding]]:
-    """``text`` with every secret value replaced by ``[REDACTED:<kind>]``; offsets are original."""
+def redact(text: str, *, keep_lines: bool = False) -> tuple[str, list[SecretFinding]]:
+    """``text`` with every secret value replaced by ``[REDACTED:<kind>]``; offsets are original.
+
+    ``keep_lines`` keeps the newlines a secret spanned after its marker, so the text keeps its
+    line count and line numbers into it (a code index's symbol ranges) stay right."""
     findings = find_secrets(text)
+    if not findings:
+        return text, findings
     parts: list[str] = []
     pos = 0
     for f in findings:
         parts.append(text[pos : f.start])
         parts.append(f"[REDACTED:{f.kind}]")
+        if keep_lines:
+            parts.append("\n" * text.count("\n", f.start, f.end))
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts), findings
+
+
+def redact_reporting(text: str, where: str, notes: list[str]) -> str:
+    """``redact`` for ingestion: one note per secret taken out ("<where>: redacted <kind>
+    (<preview>)") is appended to ``notes``, the user's record of what was not stored."""
+    clean, findings = redact(text)
+    notes += [f"{where}: redacted {f.kind} ({f.preview})" for f in findings]
+    return clean
 
 
 def describe(findings: Iterable[SecretFinding]) -> str:

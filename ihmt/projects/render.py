@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..text.tokens import estimate_tokens
-from .index import CodeAnswer, CodeSnippet, ProjectMap
+from .results import CodeAnswer, CodeSnippet, ProjectMap
 
 
 def short_tokens(n: int) -> str:

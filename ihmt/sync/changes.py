@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import StoreCorruptError
 from ..store.ids import header_problem
 from ..store.leaf_format import parse_leaf
-from ..store.records import read_records
+from ..store.records import tombstoned_ids as recorded_tombstones
 
 LEAF_DIR = "layer_0/"
 RECORD_DIR = "records/"
@@ -74,11 +74,8 @@ def leaf_id_of(path: str) -> str:
 
 
 def tombstoned_ids(store_root: Path) -> set[str]:
-    return {
-        r["leaf_id"]
-        for r in read_records(store_root / "records", "tombstone")
-        if isinstance(r.get("leaf_id"), str)
-    }
+    """The forgotten leaves of the store at ``store_root`` (``store.records``)."""
+    return recorded_tombstones(store_root / "records")
 
 
 def count_changes(entries: list[tuple[str, str]], tombstones: set[str]) -> ChangeCounts:

@@ -51,11 +51,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..api import IHMT
-from ..errors import StoreLockedError
+from ..errors import StoreLockedError, SyncError
 from ..store.atomic import atomic_write_bytes
 from ..store.layout import StoreLayout, resolve_workspace
 from ..store.lock import StoreLock
 from ..store.quarantine import originals as quarantined_originals
+from ..vcs.gitcmd import NETWORK_TIMEOUT, Git, current_branch, find_git, is_repo
 from .changes import (
     ChangeCounts,
     count_changes,
@@ -65,7 +66,6 @@ from .changes import (
     record_bytes_valid,
     tombstoned_ids,
 )
-from .gitcmd import NETWORK_TIMEOUT, Git, SyncError, find_git
 from .merge import (
     apply_tree_change,
     check_target,
@@ -79,10 +79,8 @@ from .remote import fetch, push, remote_error
 from .repo import (
     clear_marker,
     config_snapshot,
-    current_branch,
     ensure_repo,
     hostname,
-    is_repo,
     normalize_remote,
     recover,
     remote_branch,
@@ -147,7 +145,7 @@ def sync(
             recovering = marker is not None or bool(report.notes)
             force = "rebuild" if report.cloned else "reconcile" if recovering else ""
             _sync_locked(memory, git, report, url, init_only, retries, marker, force)
-            report.leaves = memory.catalog.counts()["leaves"]
+            report.leaves = memory.counts()["leaves"]
         finally:
             memory.close()
     return report
@@ -185,10 +183,10 @@ def _sync_locked(
     marker: dict | None,
     force: str,
 ) -> None:
-    with memory.store.writing():
-        report.created_repo, config = ensure_repo(git, memory.layout.root)
+    with memory.writing():
+        report.created_repo, config = ensure_repo(git, memory.path)
     if report.created_repo:
-        report.notes.append(f"made {memory.layout.root} a git repository")
+        report.notes.append(f"made {memory.path} a git repository")
     previous = config.get("remote.origin.url") or None
     if url:
         note = set_remote(git, url, previous)
@@ -196,7 +194,7 @@ def _sync_locked(
             report.notes.append(note)
     url = url or previous
     report.remote = url
-    report.branch = current_branch(memory.layout.root, git)
+    report.branch = current_branch(memory.path, git)
     for attempt in range(max(1, retries)):
         target, rbranch = None, report.branch
         if url and not init_only:
@@ -208,7 +206,7 @@ def _sync_locked(
                 raise
             rbranch, target = remote_branch(git, report.branch, config)
             _crash_point("fetched")
-        with memory.store.writing():
+        with memory.writing():
             head = _local_phase(memory, git, report, target, url, marker, force)
         marker, force = None, ""
         if not url or init_only:
@@ -252,7 +250,7 @@ def _local_phase(
     ``pre`` is where the catalog last matched git: this sync's starting commit, or the one
     an interrupted sync started from, so whatever that sync's merge changed is re-derived.
     """
-    root = memory.layout.root
+    root = memory.path
     start = git.rev("HEAD")
     pre = (marker or {}).get("pre") or start
     write_marker(git, pre=pre, target=target)
@@ -270,7 +268,7 @@ def _local_phase(
         check_target(git, target, url or "origin")
         # the merge puts files in layer_0 before they are indexed: until the reconcile below
         # ends, searches must say the index may lack them (a killed sync leaves this mark)
-        memory.catalog.mark_incomplete("a sync was interrupted after merging files from the remote")
+        memory.mark_incomplete("a sync was interrupted after merging files from the remote")
         report.notes += merge(git, root, target, url or "origin")
         post = git.rev("HEAD")
     _crash_point("merged")

@@ -13,10 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..api import IHMT
+from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
 from ..store.records import read_records
+from ..vcs.gitcmd import Git, git_message
 from .changes import is_leaf_path, leaf_id_of
-from .gitcmd import Git, SyncError, git_message
 from .repo import hostname
 from .resolve import resolve_conflicts, unmerged_stages
 
@@ -120,31 +121,31 @@ def apply_tree_change(memory: IHMT, git: Git, pre: str | None, post: str | None)
     """
     if not post or pre == post:
         return False
-    root = memory.layout.root
-    catalog = memory.catalog
+    root = memory.path
     removed: list[str] = []
     rewritten: dict[str, bytes] = {}
     for status, path in git.name_status(pre or empty_tree(git), post):
         if not is_leaf_path(path):
             continue
-        row = catalog.leaf_row(leaf_id_of(path))
-        if status == "D" and row is not None and row["path"] == path:
+        leaf_id = leaf_id_of(path)
+        indexed = memory.indexed_path(leaf_id) == path  # the catalog has it at this path
+        if status == "D" and indexed:
             if not (root / path).exists() and pre:
                 data = git.blob(pre, path)
                 if data is not None:
                     atomic_write_bytes(root / path, data, durable=False)
-            removed.append(row["id"])
+            removed.append(leaf_id)
         elif status == "M":
             data = git.blob(post, path)
             if data is None:
                 continue
-            if row is not None and row["path"] == path:
+            if indexed:
                 if not (root / path).exists():
                     atomic_write_bytes(root / path, data, durable=False)
-                removed.append(row["id"])
+                removed.append(leaf_id)
             rewritten[path] = data
     if removed:
-        memory.store.remove_leaves(removed)
+        memory.remove_leaves(removed)
     for path, data in rewritten.items():
         atomic_write_bytes(root / path, data)
     return bool(removed or rewritten)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .gitcmd import NETWORK_TIMEOUT, Git, SyncError, git_message
+from ..errors import SyncError
+from ..vcs.gitcmd import NETWORK_TIMEOUT, Git, git_message
 
 
 def remote_error(url: str, stderr: bytes, action: str) -> SyncError:

@@ -17,14 +17,14 @@ import socket
 import time
 from pathlib import Path
 
+from ..errors import SyncError
 from ..store.atomic import atomic_write_text
-from .gitcmd import Git, SyncError
+from ..vcs.gitcmd import DEFAULT_BRANCH, Git, is_repo
 
 IGNORED = ["/layers/", "/state/", "/root.json", "/quarantine/", "*.tmp", ".DS_Store", "Thumbs.db"]
 GITIGNORE_HEAD = "# IHMT: derived files, rebuilt on every machine after a sync; never shared\n"
 # leaves are checksummed byte for byte: no end-of-line conversion on any platform
 GITATTRIBUTES = "* -text\n"
-DEFAULT_BRANCH = "main"
 MARKER = "ihmt-sync-state"
 LAST_SYNC = "ihmt-last-sync"
 STALE_LOCK_SECONDS = 60.0
@@ -33,10 +33,6 @@ STALE_LOCK_SECONDS = 60.0
 def hostname() -> str:
     name = socket.gethostname() or platform.node() or "machine"
     return name.split(".")[0] or "machine"
-
-
-def is_repo(store_root: Path) -> bool:
-    return (store_root / ".git").exists()
 
 
 def config_snapshot(git: Git) -> dict[str, str]:
@@ -111,23 +107,6 @@ def set_remote(git: Git, url: str, current: str | None) -> str | None:
         return f"remote origin set to {url}"
     git.run("remote", "set-url", "origin", url)
     return f"remote origin changed from {current} to {url}"
-
-
-def current_branch(store_root: Path, git: Git) -> str:
-    head = store_root / ".git" / "HEAD"
-    try:
-        text = head.read_text(encoding="utf-8").strip()
-    except OSError:
-        text = ""
-    if text.startswith("ref: refs/heads/"):
-        return text[len("ref: refs/heads/") :]
-    name = git.out("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    if not name:
-        raise SyncError(
-            f"the store repository {git.repo} is on a detached HEAD; run "
-            f"`git -C {git.repo} switch {DEFAULT_BRANCH}` and sync again"
-        )
-    return name
 
 
 def remote_branch(git: Git, branch: str, config: dict[str, str]) -> tuple[str, str | None]:

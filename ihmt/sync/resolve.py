@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
+from ..vcs.gitcmd import Git
 from .changes import (
     CONFIG_FILE,
     is_leaf_path,
@@ -23,7 +25,6 @@ from .changes import (
     leaf_sort_key,
     tombstoned_ids,
 )
-from .gitcmd import Git, SyncError
 
 CHUNK = 500
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..errors import StoreLockedError
+from ..errors import StoreLockedError, SyncError
 from ..store.layout import StoreLayout, resolve_workspace
 from ..store.lock import StoreLock
+from ..vcs.gitcmd import Git, current_branch, find_git, is_repo
 from .changes import ChangeCounts, count_changes, is_leaf_path, tombstoned_ids
-from .gitcmd import Git, SyncError, find_git
 from .remote import fetch as fetch_remote
-from .repo import config_snapshot, current_branch, is_repo, read_last_sync, remote_branch
+from .repo import config_snapshot, read_last_sync, remote_branch
 
 
 @dataclass

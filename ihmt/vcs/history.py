@@ -14,8 +14,8 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .gitcmd import Git, SyncError, find_git
-from .repo import DEFAULT_BRANCH, current_branch, is_repo
+from ..errors import SyncError
+from .gitcmd import DEFAULT_BRANCH, Git, current_branch, find_git, is_repo
 
 
 @dataclass

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import IHMTError
+from ..errors import SyncError
 
 # variables that would point git at another repository than the store's own
 _FOREIGN_ENV = (
@@ -30,10 +30,7 @@ _FOREIGN_ENV = (
 )
 LOCAL_TIMEOUT = 600.0
 NETWORK_TIMEOUT = 300.0
-
-
-class SyncError(IHMTError):
-    """A sync could not complete; the message says what happened and how to continue."""
+DEFAULT_BRANCH = "main"
 
 
 def find_git() -> str:
@@ -153,3 +150,24 @@ def _interactive() -> bool:
         return sys.stdin is not None and sys.stdin.isatty()
     except (ValueError, OSError):
         return False
+
+
+def is_repo(store_root: Path) -> bool:
+    return (store_root / ".git").exists()
+
+
+def current_branch(store_root: Path, git: Git) -> str:
+    head = store_root / ".git" / "HEAD"
+    try:
+        text = head.read_text(encoding="utf-8").strip()
+    except OSError:
+        text = ""
+    if text.startswith("ref: refs/heads/"):
+        return text[len("ref: refs/heads/") :]
+    name = git.out("symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    if not name:
+        raise SyncError(
+            f"the store repository {git.repo} is on a detached HEAD; run "
+            f"`git -C {git.repo} switch {DEFAULT_BRANCH}` and sync again"
+        )
+    return name
