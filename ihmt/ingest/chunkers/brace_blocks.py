@@ -283,7 +283,7 @@ def _drop_generics(s: str) -> str:
 
 def container_of(header: str, language: str | LanguageRules) -> tuple[str, str]:
     """(keyword, name) when a declaration header opens a class-like body, else ("", "")."""
-    rules = rules_for(language) if isinstance(language, str) else language
+    rules = rules_for(language)
     if not _CONTAINER_HINT.search(header):
         return "", ""
     if rules.type_declarations is not None:
@@ -321,7 +321,7 @@ def _header_text(lm: LineMap, lo: int, hi: int, limit: int = 240) -> str:
     return " ".join(text[edges[lo] : end].lstrip("\ufeff").split())[:limit]
 
 
-def brace_spans(lm: LineMap, language: str, target_chars: int) -> list[Span]:
+def brace_spans(lm: LineMap, language: str | LanguageRules, target_chars: int) -> list[Span]:
     """Top-level blocks of a brace-language file, with members for class-like blocks."""
     if lm.n == 0:
         return []

@@ -40,7 +40,7 @@ CS_INTERP = HoleKind(
 CS_INTERP_VERBATIM = HoleKind(re.compile(r"(?P<esc>\"\"|\{\{)|(?P<hole>\{)|(?P<end>\")"), "}")
 
 # Values of the routine-naming fields, so the lexer and the tables cannot drift apart.
-QUOTE_ROUTINES = ("", "rust_raw", "cpp_raw", "csharp")
+QUOTE_ROUTINES = ("", "rust_raw", "cpp_raw", "csharp_strings")
 BACKTICK_FORMS = ("", "template", "raw", "identifier")
 
 
@@ -172,7 +172,7 @@ _TABLES = (
     LanguageRules(
         "csharp",
         char_literals=True,
-        quote_routine="csharp",
+        quote_routine="csharp_strings",
         preprocessor=True,
         semicolons=True,
         imports=re.compile(
@@ -247,6 +247,11 @@ _TABLES = (
 LANGUAGE_RULES: dict[str, LanguageRules] = {rules.name: rules for rules in _TABLES}
 
 
-def rules_for(language: str) -> LanguageRules:
-    """The table of ``language``; a language without one is lexed as ``generic``."""
+def rules_for(language: str | LanguageRules) -> LanguageRules:
+    """The table of ``language``; a language without one is lexed as ``generic``.
+
+    A ``LanguageRules`` passes through, so a caller (or a test) can lex with its own table.
+    """
+    if isinstance(language, LanguageRules):
+        return language
     return LANGUAGE_RULES.get(language, LANGUAGE_RULES["generic"])

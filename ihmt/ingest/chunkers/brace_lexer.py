@@ -212,12 +212,13 @@ class BraceScanner:
     Depth counts (), [] and {}; a '}' also closes any unclosed '(' or '[' above its '{', and
     closers without an opener are ignored, so unbalanced input degrades to fewer cut points,
     never to an error. Braces inside strings, comments and template holes do not count.
-    In TypeScript a generic list opened by ``name<`` (or ``= <``) at the end of a line counts
-    too, up to its matching '>' (``=>`` and ``->`` are no closers); a ')', ']' or '}' also
-    ends any such list still open above its own opener.
+    Where the table says ``multiline_generics`` (TypeScript), a generic list opened by
+    ``name<`` (or ``= <``) at the end of a line counts too, up to its matching '>' (``=>``
+    and ``->`` are no closers); a ')', ']' or '}' also ends any such list still open above
+    its own opener.
     """
 
-    def __init__(self, text: str, language: str) -> None:
+    def __init__(self, text: str, language: str | LanguageRules) -> None:
         self.text = text
         self.rules = rules_for(language)
         self.language = self.rules.name  # a language without a table is lexed as "generic"
@@ -599,5 +600,5 @@ class BraceScanner:
 _QUOTE_ROUTINES = {
     "rust_raw": BraceScanner._rust_raw,
     "cpp_raw": BraceScanner._cpp_raw,
-    "csharp": BraceScanner._csharp_string,
+    "csharp_strings": BraceScanner._csharp_string,
 }
