@@ -58,7 +58,7 @@ class LanguageRules:
     single_quote_strings: bool = False  # '...' is a string with backslash escapes
     multiline_strings: bool = False  # "..." / '...' may span lines (no stop at a bare newline)
     triple_quotes: str = ""  # quote characters whose triple form opens a text block
-    string_holes: tuple[HoleKind, HoleKind] | None = None  # "..." and \"\"\"...\"\"\" embed code
+    string_holes: tuple[HoleKind, HoleKind] | None = None  # "..." / triple "..." embed code
     quote_routine: str = ""  # special '"' forms: raw (Rust r#"", C++ R"d("), C# @ $ and raw
     hash_raw_strings: bool = False  # #"..."# raw strings (Swift)
     backtick: str = ""  # `...`: template with ${} holes, raw multi-line string, or identifier
