@@ -72,7 +72,10 @@ _VERBATIM = re.compile(r'[^"]*(?:""[^"]*)*"?')  # C# @"..." : "" is the only esc
 def _triple(quote: str) -> re.Pattern[str]:
     """Rest of a triple-quoted literal with backslash escapes, or everything if unterminated."""
     q = quote[0]
-    return re.compile(f"[^{q}\\\\]*(?:(?:\\\\[\\s\\S]|{q}(?!{q}{q}))[^{q}\\\\]*)*(?:{q}{q}{q}|\\Z)")
+    # an unterminated literal may end in a lone backslash (nothing left for it to escape)
+    return re.compile(
+        f"[^{q}\\\\]*(?:(?:\\\\[\\s\\S]|{q}(?!{q}{q}))[^{q}\\\\]*)*(?:{q}{q}{q}|\\\\?\\Z)"
+    )
 
 
 _TRIPLE_DQ = _triple('"')
