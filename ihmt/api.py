@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -36,6 +35,7 @@ from .store.quarantine import QuarantinedFile
 from .store.quarantine import entries as quarantine_entries
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
+from .text.clean import clean_surrogates
 from .text.tokenize import terms
 from .tree.builder import Tree, read_leaf_file
 from .tree.heuristic import HeuristicSummarizer
@@ -195,7 +195,7 @@ class IHMT:
             raise InputError("text must be a string")
         if not text.strip():
             raise InputError("nothing to ingest: the text is empty")
-        text = _clean_surrogates(text)
+        text = clean_surrogates(text)
         report = IngestReport(files=1)
         if redact_secrets:
             text = self._redact(text, source or "text", report)
@@ -228,7 +228,7 @@ class IHMT:
                 if not isinstance(text, str) or not text.strip():
                     report.skipped.append((str(doc.get("source", "?")), "empty text"))
                     continue
-                text = _clean_surrogates(text)
+                text = clean_surrogates(text)
                 source = doc.get("source") or "text-" + _short_hash(text)
                 if redact_secrets:
                     text = self._redact(text, source, report)
@@ -308,7 +308,7 @@ class IHMT:
                     continue
                 if outcome.warning:
                     report.warnings.append(f"{file}: {outcome.warning}")
-                text = _clean_surrogates(outcome.text or "")
+                text = clean_surrogates(outcome.text or "")
                 if redact_secrets:
                     text = self._redact(text, str(file), report)
                 report.files += 1
@@ -436,7 +436,7 @@ class IHMT:
                 f"content is {len(content):,} characters, above the {MAX_SAVE_CHARS:,} limit for one "
                 "memory; save a summary, or ingest the file with `ihmt ingest`"
             )
-        content = _clean_surrogates(content)
+        content = clean_surrogates(content)
         if not allow_secrets:
             from .privacy.secrets import describe, find_secrets
 
@@ -1122,14 +1122,3 @@ def _label(name: str, value) -> str:
     if len(text) > 300:
         raise InputError(f"{name} is longer than 300 characters")
     return text
-
-
-def _clean_surrogates(text: str) -> str:
-    """Lone surrogates cannot be stored as UTF-8; replace them with U+FFFD."""
-    import re
-
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
-
-
-def env_workspace() -> str | None:
-    return os.environ.get("IHMT_HOME")

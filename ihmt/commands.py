@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 from .api import IHMT
 from .cli import emit, say, workspace
+from .config import default_workspace
 from .errors import InputError
 from .render import (
     ambiguous_block,
@@ -548,7 +547,7 @@ def cmd_hooks(args) -> int:
     if not args.agent:
         raise InputError(f"hooks {args.action} needs --agent claude or --agent codex")
     if args.action == "install":
-        ws = workspace(args) or Path(os.environ.get("IHMT_HOME") or Path.home() / ".ihmt")
+        ws = workspace(args) or default_workspace()
         change = settings.install(args.agent, args.scope, workspace=ws)
     else:
         change = settings.uninstall(args.agent, args.scope)

@@ -10,6 +10,7 @@ from pathlib import PurePath
 
 from .models import Hit, SearchResult
 from .search.passage import best_passage
+from .text.clean import one_line
 from .text.tokens import estimate_tokens
 
 COMPACT_CAP_TOKENS = 1200  # hard ceiling of a compact search answer, whatever the store holds
@@ -21,11 +22,6 @@ def source_label(source: str) -> str:
     if not source or source == "memory":
         return "saved memory"
     return PurePath(source.replace("\\", "/")).name or source
-
-
-def one_line(text: str, limit: int = LINE_CHARS) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def hit_label(hit: Hit) -> str:
@@ -87,7 +83,7 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
         )
         if full:
             lines.append(f"    id {hit.leaf_id} · path {render_path(hit.path)}")
-            lines.append(f"    excerpt: {one_line(hit.excerpt, 160)}")
+            lines.append(f"    excerpt: {one_line(hit.excerpt, LINE_CHARS)}")
     if result.missing_words:
         words = ", ".join(f'"{w}"' for w in result.missing_words)
         lines.append(f"NOTE: no memory contains {words}: check that BEST answers what was asked.")

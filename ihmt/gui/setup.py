@@ -22,11 +22,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import MCP_SERVER_NAME as SERVER_NAME
 from ..errors import InputError
 from ..store.atomic import atomic_write_bytes
 from ..store.layout import STORE_DIRNAME, StoreLayout, resolve_workspace
 
-SERVER_NAME = "ihmt-memory"
 LIST_PAGE = 200  # folders per page of the folder browser
 LIST_PAGE_MAX = 1000
 YIELD_EVERY = 128  # entries scanned between two chances for other threads to run

@@ -34,6 +34,7 @@ from ..ingest.reader import decode_bytes
 from ..store.atomic import atomic_write_text
 from ..store.layout import default_workspace
 from ..store.lock import StoreLock
+from ..text.clean import clean_surrogates
 from ..text.tokenize import plain_terms
 from ..text.tokens import estimate_tokens
 from .excerpt import excerpt
@@ -419,7 +420,7 @@ class ProjectIndex:
                     report.removed += 1
                 continue
             manifest.rejected.pop(rel, None)
-            text, redacted = _redact_keeping_lines(_clean_surrogates(outcome.text))
+            text, redacted = _redact_keeping_lines(clean_surrogates(outcome.text))
             report.redactions += redacted
             suffix = os.path.splitext(now.path.name)[1].lower()
             fresh[rel] = FileEntry(
@@ -646,10 +647,6 @@ def _read_source(path: Path) -> bytes:
     opens nothing)."""
     with open(path, "rb") as handle:
         return handle.read()
-
-
-def _clean_surrogates(text: str) -> str:
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def _redact_keeping_lines(text: str) -> tuple[str, int]:

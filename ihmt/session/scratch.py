@@ -7,17 +7,16 @@ later in the same session without polluting the permanent store.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ihmt.errors import InputError
+from ihmt.text.bm25 import idf, tf_weight
+from ihmt.text.clean import one_line
 
 MAX_OUTPUT_CHARS = 2_000_000
-BM25_K1 = 1.2
-BM25_B = 0.75
 CLUE_BOTH = 1.6
 CLUE_ONE = 0.7
 AMBIGUOUS_WITHIN = 0.05
@@ -125,7 +124,7 @@ class ScratchPad:
     def _add(self, text: str, label: str) -> Note:
         from ihmt.text.tokenize import terms
 
-        label = " ".join(str(label or "").split())[:200] or "note"
+        label = one_line(str(label or ""), 200) or "note"
         counts = Counter(terms(text))
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._lock:
@@ -155,13 +154,12 @@ def _bm25(
     n_docs = len(notes)
     avg_len = sum(length for _, length in stats) / n_docs or 1.0
     doc_freq = {t: sum(1 for counts, _ in stats if t in counts) for t in query_terms}
-    idf = {t: math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0) for t, df in doc_freq.items()}
+    weight = {t: idf(df, n_docs) for t, df in doc_freq.items()}
     out = []
     for note, (counts, length) in zip(notes, stats, strict=True):
         shared = query_terms.intersection(counts)
         if not shared:
             continue
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg_len)
-        score = sum(idf[t] * counts[t] * (BM25_K1 + 1) / (counts[t] + norm) for t in shared)
+        score = sum(weight[t] * tf_weight(counts[t], length, avg_len) for t in shared)
         out.append(((note, score), set(counts)))
     return out
