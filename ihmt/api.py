@@ -1074,6 +1074,12 @@ class IHMT:
     def close(self) -> None:
         self.catalog.close()
 
+    # --- added for mcp ---
+    def store_exists(self) -> bool:
+        """Whether the store is still on disk: a long-lived handle (the MCP server's) starts a
+        new one when the folder was deleted meanwhile."""
+        return self.layout.exists()
+
 
 def _sha256(text: str) -> str:
     import hashlib

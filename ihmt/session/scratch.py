@@ -41,6 +41,46 @@ class RecallResult:
     not_found: bool
 
 
+@dataclass
+class OutputLines:
+    """The lines of a long stored output that mention the asked words, each with one line of
+    context either side, in order; ``lines`` holds (line number, full text)."""
+
+    header: str  # the stored output's "[label] ..." first line, or ""
+    wanted: list[str]  # the asked terms looked for (sorted), the header's own words left out
+    lines: list[tuple[int, str]]
+    total_lines: int
+
+
+def matching_lines(
+    text: str, query: str, clue: str | None, *, budget: int, line_chars: int
+) -> OutputLines:
+    """Which lines of a stored output answer a recall: those sharing a term with the query or
+    clue (the label's words excepted), until about ``budget`` characters of lines clipped at
+    ``line_chars`` are chosen. Empty ``lines`` means nothing matched."""
+    from ihmt.text.tokenize import terms
+
+    wanted = set(terms(query)) | set(terms(clue or ""))
+    lines = text.splitlines()
+    header = lines[0] if lines and lines[0].startswith("[") else ""
+    wanted -= set(terms(header))
+    hits = [i for i, line in enumerate(lines) if i and wanted & set(terms(line))] if wanted else []
+    chosen: list[tuple[int, str]] = []
+    used = 0
+    previous = -1
+    for i in hits:
+        for j in (i - 1, i, i + 1):
+            if j <= previous or j < 1 or j >= len(lines):
+                continue
+            chosen.append((j, lines[j]))
+            shown = len(lines[j]) if len(lines[j]) <= line_chars else line_chars + 1
+            used += shown + 8
+            previous = j
+        if used >= budget:
+            break
+    return OutputLines(header, sorted(wanted), chosen, len(lines))
+
+
 class ScratchPad:
     """Bounded in-memory notes with BM25 recall; the oldest notes are evicted first."""
 
