@@ -16,6 +16,9 @@ the project index) and returns the answer formatted by ``render`` for a model to
 
 Annotations: read-only means the tool changes nothing outside this server process (the
 store, the files); note and digest_output only keep text in this session's scratch pad.
+
+One job, one module: the tool table. Its length is mostly the descriptions agents read (kept
+once, here); splitting them from their tools would make each harder to check against the other.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from pydantic_core import PydanticCustomError
 
 from .config import MCP_SERVER_NAME
 from .errors import IHMTError, SecretDetectedError
-from .mcp_server import Session
+from .mcp_session import Session
 from .render import compact_answer, file_read, recall_answer, save_report
 from .text.clean import one_line
 
@@ -683,9 +686,9 @@ def build_server(session: Session | None = None, version: str = "") -> ToolServe
     return server
 
 
-def serve(session: Session, version: str) -> None:
+def serve(version: str) -> None:
     """Answer one MCP client over stdio until it closes the connection."""
-    anyio.run(build_server(session, version).run_checked_stdio)
+    anyio.run(build_server(Session(), version).run_checked_stdio)
 
 
 __all__ = ["Also", "INSTRUCTIONS", "ToolFailure", "ToolServer", "build_server", "serve"]

@@ -422,7 +422,7 @@ def test_every_tool_answers_hand_picked_hostile_text(live, name):
 @pytest.fixture(scope="module")
 def box(tmp_path_factory):
     """The server's tool table in-process, on its own store."""
-    from ihmt.mcp_server import Session
+    from ihmt.mcp_session import Session
     from ihmt.mcp_tools import build_server
 
     base = tmp_path_factory.mktemp("toolbox")
@@ -485,7 +485,7 @@ def _read_file_in_child(path: str, timeout: float = 5) -> subprocess.CompletedPr
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from pathlib import Path\n"
-        "from ihmt.mcp_server import Session\n"
+        "from ihmt.mcp_session import Session\n"
         "from ihmt.mcp_tools import ToolFailure, build_server\n"
         "box = build_server(Session(home=Path(sys.argv[2]), cwd=Path(sys.argv[2])))\n"
         "print('READY', flush=True)\n"

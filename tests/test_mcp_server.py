@@ -308,7 +308,7 @@ def test_tool_table_in_process(tmp_path):
     pytest.importorskip("mcp")
     import anyio
 
-    from ihmt.mcp_server import Session
+    from ihmt.mcp_session import Session
     from ihmt.mcp_tools import build_server
 
     server = build_server(Session(home=tmp_path / "h", cwd=tmp_path))
@@ -322,7 +322,7 @@ def test_tool_table_in_process(tmp_path):
 
 def test_recall_of_a_long_output_shows_the_lines_asked_for(tmp_path):
     pytest.importorskip("mcp")
-    from ihmt.mcp_server import Session
+    from ihmt.mcp_session import Session
     from ihmt.mcp_tools import build_server
 
     server = build_server(Session(home=tmp_path / "h", cwd=tmp_path))

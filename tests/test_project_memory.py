@@ -186,7 +186,7 @@ def test_cli_project_flags_and_forget_session(tmp_path):
 
 
 def test_mcp_tools_default_to_the_servers_project(tmp_path):
-    from ihmt.mcp_server import Session
+    from ihmt.mcp_session import Session
     from ihmt.mcp_tools import build_server
 
     repo = make_repo(tmp_path / "svc", "https://github.com/me/svc.git")
