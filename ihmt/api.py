@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -44,6 +43,7 @@ from .store.records import (
     write_tombstones,
 )
 from .store.store import MemoryStore, store_size
+from .text.clean import clean_surrogates
 from .timeline.context import StoreTimeline
 from .tree.builder import Tree, read_leaf_file
 from .tree.heuristic import HeuristicSummarizer
@@ -215,7 +215,7 @@ class IHMT:
             raise InputError("text must be a string")
         if not text.strip():
             raise InputError("nothing to ingest: the text is empty")
-        text = _clean_surrogates(text)
+        text = clean_surrogates(text)
         report = IngestReport(files=1)
         if redact_secrets:
             text = _redact(text, source or "text", report)
@@ -248,7 +248,7 @@ class IHMT:
                 if not isinstance(text, str) or not text.strip():
                     report.skipped.append((str(doc.get("source", "?")), "empty text"))
                     continue
-                text = _clean_surrogates(text)
+                text = clean_surrogates(text)
                 source = doc.get("source") or "text-" + _short_hash(text)
                 if redact_secrets:
                     text = _redact(text, source, report)
@@ -328,7 +328,7 @@ class IHMT:
                     continue
                 if outcome.warning:
                     report.warnings.append(f"{file}: {outcome.warning}")
-                text = _clean_surrogates(outcome.text or "")
+                text = clean_surrogates(outcome.text or "")
                 if redact_secrets:
                     text = _redact(text, str(file), report)
                 report.files += 1
@@ -448,7 +448,7 @@ class IHMT:
                 f"content is {len(content):,} characters, above the {MAX_SAVE_CHARS:,} limit for one "
                 "memory; save a summary, or ingest the file with `ihmt ingest`"
             )
-        content = _clean_surrogates(content)
+        content = clean_surrogates(content)
         if not allow_secrets:
             from .privacy.secrets import describe, find_secrets
 
@@ -1228,14 +1228,3 @@ def _redact(text: str, where: str, report: IngestReport) -> str:
     from .privacy.secrets import redact_reporting
 
     return redact_reporting(text, where, report.redactions)
-
-
-def _clean_surrogates(text: str) -> str:
-    """Lone surrogates cannot be stored as UTF-8; replace them with U+FFFD."""
-    import re
-
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
-
-
-def env_workspace() -> str | None:
-    return os.environ.get("IHMT_HOME")

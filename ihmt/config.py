@@ -1,4 +1,5 @@
-"""Store settings, read from and written to ``ihmt_memory/ihmt.config.json``.
+"""Store settings, read from and written to ``ihmt_memory/ihmt.config.json``, and the two
+names every entry point shares: the default workspace ($IHMT_HOME) and the MCP server's name.
 
 Unknown keys in the file are kept (``extra``) so a newer version's settings survive an older
 reader; a file that is not valid JSON is reported with the way to fix it rather than ignored.
@@ -7,12 +8,21 @@ reader; a file that is not valid JSON is reported with the way to fix it rather 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .errors import InputError, StoreCorruptError
 
 CONFIG_VERSION = 1
+MCP_SERVER_NAME = "ihmt-memory"  # how agents' MCP settings (and the GUI's set-up) name us
+
+
+def default_workspace() -> Path:
+    """``$IHMT_HOME`` (surrounding spaces ignored, ``~`` expanded), else ``~/.ihmt``: the
+    workspace whose ``ihmt_memory/`` is the store when no path is given."""
+    home = os.environ.get("IHMT_HOME", "").strip()
+    return Path(home).expanduser() if home else Path.home() / ".ihmt"
 
 
 @dataclass

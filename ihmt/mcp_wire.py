@@ -124,13 +124,10 @@ def check_line(raw: bytes, validate: Validator) -> str:
 
 
 def sdk_validator() -> Validator:
-    """The check the installed SDK's stdio reader applies to each line (1.x and 2.x)."""
-    import mcp.types as types
+    """The check the SDK's stdio reader applies to each line."""
+    from mcp.types import jsonrpc_message_adapter
 
-    adapter = getattr(types, "jsonrpc_message_adapter", None)
-    if adapter is not None:
-        return lambda text: adapter.validate_json(text, by_name=False)
-    return types.JSONRPCMessage.model_validate_json
+    return lambda text: jsonrpc_message_adapter.validate_json(text, by_name=False)
 
 
 class LineWriter:

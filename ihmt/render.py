@@ -7,9 +7,16 @@ decides only which rendering to show.
 from __future__ import annotations
 
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from .models import Hit, SearchResult
 from .search.passage import best_passage
+from .session.scratch import RecallResult, matching_lines
+from .text.clean import one_line
+
+if TYPE_CHECKING:
+    from .api import SaveReport
+    from .session.file_cache import ReadResult
 from .text.tokens import estimate_tokens
 
 COMPACT_CAP_TOKENS = 1200  # hard ceiling of a compact search answer, whatever the store holds
@@ -21,11 +28,6 @@ def source_label(source: str) -> str:
     if not source or source == "memory":
         return "saved memory"
     return PurePath(source.replace("\\", "/")).name or source
-
-
-def one_line(text: str, limit: int = LINE_CHARS) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def hit_label(hit: Hit) -> str:
@@ -87,7 +89,7 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
         )
         if full:
             lines.append(f"    id {hit.leaf_id} · path {render_path(hit.path)}")
-            lines.append(f"    excerpt: {one_line(hit.excerpt, 160)}")
+            lines.append(f"    excerpt: {one_line(hit.excerpt, LINE_CHARS)}")
     if result.missing_words:
         words = ", ".join(f'"{w}"' for w in result.missing_words)
         lines.append(f"NOTE: no memory contains {words}: check that BEST answers what was asked.")
@@ -119,3 +121,110 @@ def _cap(text: str) -> str:
     if estimate_tokens(text) <= COMPACT_CAP_TOKENS:
         return text
     return text[: limit - 40].rstrip() + "\n… (answer truncated at the size cap)"
+
+
+# -- the MCP session tools' answers ----------------------------------------------------------
+
+RECALL_BODY_CHARS = 6000
+RECALL_LINE_CHARS = 300
+
+
+def save_report(report: SaveReport, replaces: str) -> str:
+    """How a save was filed, what it taught, and what the agent must tell the user."""
+    ids = ", ".join(report.leaf_ids) or "(none)"
+    leaves = len(report.leaf_ids)
+    verb = "SAVED" if report.new else "ALREADY KNOWN (the same text was saved before)"
+    pieces = f" in {leaves} pieces" if leaves > 1 else ""
+    lines = [f"{verb}{pieces}: id {ids} · domain {report.domain} · type {report.data_type}"]
+    if report.facts:
+        lines.append("FACTS: " + "; ".join(report.facts))
+    for notice in report.notices:
+        lines.append(f"NOTICE (tell the user): {notice}")
+    new_id = report.leaf_ids[0] if report.leaf_ids else "<new id>"
+    status = report.replaces_status
+    if status == "linked" and report.replaced_id:
+        lines.append(
+            f"REPLACES: linked — the earlier memory {report.replaced_id} is now OUTDATED; searches "
+            "answer with this one first."
+        )
+    elif status == "linked":
+        lines.append(
+            "REPLACES: the memory described is this same text; nothing was marked OUTDATED."
+        )
+    elif status == "candidates":
+        lines.append(
+            f'REPLACES: several earlier memories could match "{one_line(replaces)}"; none was '
+            f"marked. Pick the one this corrects (ask the user if unsure) and call "
+            f'mark_outdated(old_id="<its id>", new_id="{new_id}"):'
+        )
+        for cand in report.candidates:
+            excerpt = one_line(cand.get("excerpt", ""))[:140]
+            lines.append(f"  - {cand.get('id')} ({cand.get('date', '')}): {excerpt}")
+    elif status == "not_found":
+        lines.append(
+            f'REPLACES: no earlier memory matched "{one_line(replaces)}"; saved as new, nothing '
+            "marked OUTDATED."
+        )
+    return "\n".join(lines)
+
+
+def recall_answer(result: RecallResult, query: str, clue: str | None) -> str:
+    """A scratch-pad recall: BEST with the note (or the asked lines of a long output), OTHER
+    MATCHES, AMBIGUOUS or NOT FOUND."""
+    asked = query if not clue else f"{query} + {clue}"
+    if result.not_found or not result.hits:
+        return f'NOT FOUND: no note in this session matches "{one_line(asked)[:120]}".'
+    lines: list[str] = []
+    if result.ambiguous:
+        lines.append(
+            f'AMBIGUOUS: several notes match "{one_line(asked)[:120]}" equally well; call recall '
+            "again with a clue, or use the one you meant:"
+        )
+        for note, _score in result.hits:
+            lines.append(f"  #{note.note_id} [{note.label}] {one_line(note.text)[:140]}")
+        return "\n".join(lines)
+    best = result.hits[0][0]
+    lines.append(f"BEST (note #{best.note_id}, {best.label}, {best.created}):")
+    lines.append(note_body(best.text, query, clue))
+    if len(result.hits) > 1:
+        lines.append("OTHER MATCHES:")
+        for note, _score in result.hits[1:]:
+            lines.append(f"- #{note.note_id} [{note.label}] {one_line(note.text)[:140]}")
+    return "\n".join(lines)
+
+
+def note_body(text: str, query: str, clue: str | None, limit: int = RECALL_BODY_CHARS) -> str:
+    """The note itself, or for a long stored output the lines that mention the asked words."""
+    if len(text) <= limit:
+        return text
+    found = matching_lines(text, query, clue, budget=limit, line_chars=RECALL_LINE_CHARS)
+    if found.lines:
+        out: list[str] = []
+        previous = -1
+        for number, line in found.lines:
+            if out and number - previous > 1:
+                out.append("…")
+            if len(line) > RECALL_LINE_CHARS:
+                line = line[:RECALL_LINE_CHARS] + "…"
+            out.append(f"{number}: {line}")
+            previous = number
+        shown = f"lines that mention {', '.join(found.wanted)} ({found.total_lines} lines in all)"
+        return f"{found.header}\n[{shown}]\n" + "\n".join(out)
+    head = text[:limit].rstrip()
+    return (
+        f"{head}\n… ({len(text) - len(head):,} more characters; recall again with words from the "
+        "part you need, e.g. an error name, to get just those lines)"
+    )
+
+
+def file_read(result: ReadResult, start: int | None, end: int | None) -> str:
+    """A cached file read: FULL, UNCHANGED, DIFF or LINES, with the path and its length."""
+    if result.status == "UNCHANGED":
+        return f"{result.text}: {result.path} (force=true gives the full text again)"
+    if result.status == "DIFF":
+        return f"DIFF since your last read of {result.path} ({result.total_lines} lines now):\n{result.text}"
+    if result.status == "RANGE":
+        first = start or 1
+        last = min(end or result.total_lines, result.total_lines)
+        return f"LINES {first}-{last} of {result.path} ({result.total_lines} lines):\n{result.text}"
+    return f"FULL {result.path} ({result.total_lines} lines):\n{result.text}"

@@ -280,7 +280,8 @@ def test_in_a_terminal_it_previews_then_asks(tmp_path, answer, forgotten):
 
 
 def test_agents_cannot_forget(tmp_path):
-    from ihmt.mcp_server import Session, build_toolbox
+    from ihmt.mcp_session import Session
+    from ihmt.mcp_tools import build_server
 
-    box = build_toolbox(Session(home=tmp_path / "ihmt", cwd=tmp_path))
-    assert box.names() and not any("forget" in name or "delete" in name for name in box.names())
+    names = list(build_server(Session(home=tmp_path / "ihmt", cwd=tmp_path)).schemas())
+    assert names and not any("forget" in name or "delete" in name for name in names)

@@ -26,12 +26,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ihmt import IHMT
-from ihmt.api import _clean_surrogates
 from ihmt.config import IHMTConfig
 from ihmt.errors import IHMTError, InputError, StoreCorruptError
 from ihmt.ingest.chunkers.code import split_code
 from ihmt.ingest.ingestor import prepare_document
 from ihmt.store.leaf_format import CLOSE_MARKER, parse_leaf, render_leaf
+from ihmt.text.clean import clean_surrogates
 from tests.helpers_procs import ROOT, SMALL_TREE, mcp_call, mcp_session
 
 FAST = settings(
@@ -235,7 +235,7 @@ def _ingest_ok(memory: IHMT, text: str, **kwargs) -> None:
     except InputError:
         assert not text.strip()
         return
-    expected = _clean_surrogates(text)
+    expected = clean_surrogates(text)
     assert "".join(leaf.content for leaf in memory.leaves(source)) == expected
     assert report.leaves == len(memory.leaves(source))
 
@@ -422,15 +422,16 @@ def test_every_tool_answers_hand_picked_hostile_text(live, name):
 @pytest.fixture(scope="module")
 def box(tmp_path_factory):
     """The server's tool table in-process, on its own store."""
-    from ihmt.mcp_server import Session, build_toolbox
+    from ihmt.mcp_session import Session
+    from ihmt.mcp_tools import build_server
 
     base = tmp_path_factory.mktemp("toolbox")
     (base / "cwd").mkdir()
-    return build_toolbox(Session(home=base / "ihmt", cwd=base / "cwd"))
+    return build_server(Session(home=base / "ihmt", cwd=base / "cwd"))
 
 
 def _assert_box_answers(box, name: str, args) -> None:
-    from ihmt.mcp_server import ToolFailure
+    from ihmt.mcp_tools import ToolFailure
 
     if _known_bug(name, args):
         return
@@ -446,18 +447,18 @@ def _assert_box_answers(box, name: str, args) -> None:
 def test_the_tool_table_answers_any_arguments_even_lone_surrogates(box, data):
     """The same tools in-process, where strings may hold lone surrogates (a JSON escape like
     \\ud800 decodes to one) and every value reaches the handlers."""
-    name = data.draw(st.sampled_from(box.names()))
-    spec = {s.name: s for s in box.specs()}[name]
-    keys = [p.name for p in spec.params] + [a for p in spec.params for a in p.aliases]
+    schemas = box.schemas()
+    name = data.draw(st.sampled_from(list(schemas)))
+    keys = list(schemas[name]["properties"])  # the parameters and their aliases
     args = data.draw(st.dictionaries(st.sampled_from([*keys, "unknown"]), wrong_values(ANY_CHAR)))
     _assert_box_answers(box, name, args)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_CASES))
 def test_the_tool_table_answers_hand_picked_hostile_text(box, name):
-    for spec in box.specs():
-        for param in spec.params:
-            _assert_box_answers(box, spec.name, {param.name: HOSTILE_CASES[name]})
+    for tool, schema in box.schemas().items():
+        for param in schema["properties"]:
+            _assert_box_answers(box, tool, {param: HOSTILE_CASES[name]})
 
 
 def test_a_nul_in_a_read_file_path_is_a_one_line_user_error(live):
@@ -466,7 +467,7 @@ def test_a_nul_in_a_read_file_path_is_a_one_line_user_error(live):
 
 
 def test_a_lone_surrogate_in_a_read_file_path_is_a_one_line_user_error(box):
-    from ihmt.mcp_server import ToolFailure
+    from ihmt.mcp_tools import ToolFailure
 
     with pytest.raises(ToolFailure) as caught:
         box.call("read_file", {"path": "notes\ud800.md"})
@@ -477,12 +478,17 @@ def test_a_lone_surrogate_in_a_read_file_path_is_a_one_line_user_error(box):
 
 
 def _read_file_in_child(path: str, timeout: float = 5) -> subprocess.CompletedProcess | None:
-    """read_file through the tool table in a child with 512 MB of memory; None on a hang."""
+    """read_file through the tool table in a child with 512 MB of memory; None on a hang.
+
+    The child says READY once the server is built (importing the SDK takes seconds on a busy
+    machine); the hang guard covers only the read itself."""
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
         "from pathlib import Path\n"
-        "from ihmt.mcp_server import Session, ToolFailure, build_toolbox\n"
-        "box = build_toolbox(Session(home=Path(sys.argv[2]), cwd=Path(sys.argv[2])))\n"
+        "from ihmt.mcp_session import Session\n"
+        "from ihmt.mcp_tools import ToolFailure, build_server\n"
+        "box = build_server(Session(home=Path(sys.argv[2]), cwd=Path(sys.argv[2])))\n"
+        "print('READY', flush=True)\n"
         "try:\n"
         "    print('OK', box.call('read_file', {'path': sys.argv[1]})[:100])\n"
         "except ToolFailure as exc:\n"
@@ -501,8 +507,10 @@ def _read_file_in_child(path: str, timeout: float = 5) -> subprocess.CompletedPr
         text=True,
         preexec_fn=limit,
     )
+    ready = proc.stdout.readline()  # EOF (a crash) also ends the wait
     try:
         out, err = proc.communicate(timeout=timeout)
+        out = ready.removeprefix("READY\n") + out
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()

@@ -69,7 +69,8 @@ def test_lists_the_nine_tools_with_their_arguments(server):
     assert tools["read_file"]["inputSchema"]["properties"]["force"]["type"] == "boolean"
     for name in ("search_memory", "recall", "read_file", "digest_output"):
         assert tools[name]["annotations"]["readOnlyHint"] is True, name
-    assert tools["save_memory"]["annotations"]["readOnlyHint"] is False
+    for name in ("save_memory", "mark_outdated"):  # they write to the store
+        assert tools[name]["annotations"]["readOnlyHint"] is False, name
     assert "AMBIGUOUS" in tools["search_memory"]["description"]
     assert "OUTDATED" in tools["search_memory"]["description"]
 
@@ -270,53 +271,75 @@ def test_missing_sdk_is_one_clear_line(tmp_path):
     assert not (tmp_path / "h").exists()  # nothing was created
 
 
-def test_toolbox_turns_crashes_into_one_line_errors():
-    from ihmt.mcp_server import Param, ToolBox, ToolFailure, ToolSpec
+def _call(server, name: str, arguments) -> tuple[str, bool]:
+    """One tool call in process, through the server's own call path: (text, failed)."""
+    import anyio
 
-    def boom(args):
+    result = anyio.run(server.call_tool, name, arguments)
+    return "\n".join(block.text for block in result.content), bool(result.is_error)
+
+
+def _answer(server, name: str, arguments) -> str:
+    text, failed = _call(server, name, arguments)
+    assert not failed, text
+    return text
+
+
+def test_tool_server_turns_crashes_into_one_line_errors(caplog):
+    pytest.importorskip("mcp")
+    from ihmt.mcp_tools import ToolServer
+
+    server = ToolServer()
+
+    @server.tool(name="boom", description="Fails.")
+    def boom(x: str) -> str:
         raise RuntimeError("disk on fire\nsecond line")
 
-    box = ToolBox()
-    box.add(ToolSpec("boom", "Fails.", (Param("x", "string", "Anything.", required=True),), boom))
-    with pytest.raises(ToolFailure) as info:
-        box.call("boom", {"x": "y"})
-    assert "\n" not in str(info.value) and "RuntimeError" in str(info.value)
-    with pytest.raises(ToolFailure, match="boom needs `x`"):
-        box.call("boom", {})
-    with pytest.raises(ToolFailure, match="named arguments"):
-        box.call("boom", ["y"])
+    text, failed = _call(server, "boom", {"x": "y"})
+    assert failed and "\n" not in text and "RuntimeError" in text
+    assert "disk on fire" in caplog.text  # the traceback went to the server log
+    text, failed = _call(server, "boom", {})
+    assert failed and text.startswith("boom needs `x`")
+    text, failed = _call(server, "boom", ["y"])
+    assert failed and "named arguments" in text
 
 
 def test_tool_table_in_process(tmp_path):
-    from ihmt.mcp_server import Session, build_toolbox
+    pytest.importorskip("mcp")
+    import anyio
 
-    box = build_toolbox(Session(home=tmp_path / "h", cwd=tmp_path))
-    assert box.names() == list(TOOLS)
+    from ihmt.mcp_session import Session
+    from ihmt.mcp_tools import build_server
+
+    server = build_server(Session(home=tmp_path / "h", cwd=tmp_path))
+    assert [tool.name for tool in anyio.run(server.list_tools)] == list(TOOLS)
     # unknown extra arguments are ignored, and the answer says so
-    answer = box.call("note", {"text": "remember the tram", "priority": "high"})
+    answer = _answer(server, "note", {"text": "remember the tram", "priority": "high"})
     assert answer.startswith("NOTED") and "ignored unknown argument: priority" in answer
     # nothing was written until a memory tool ran
     assert not (tmp_path / "h").exists()
 
 
 def test_recall_of_a_long_output_shows_the_lines_asked_for(tmp_path):
-    from ihmt.mcp_server import Session, build_toolbox
+    pytest.importorskip("mcp")
+    from ihmt.mcp_session import Session
+    from ihmt.mcp_tools import build_server
 
-    box = build_toolbox(Session(home=tmp_path / "h", cwd=tmp_path))
+    server = build_server(Session(home=tmp_path / "h", cwd=tmp_path))
     lines = [f"step {i}: compiled module_{i}.c" for i in range(3000)]
     lines[1717] = "step 1717: KeyError: 'tenant_id' in billing/invoice.py"
-    digest = box.call("digest_output", {"text": "\n".join(lines), "label": "build-7"})
+    digest = _answer(server, "digest_output", {"text": "\n".join(lines), "label": "build-7"})
     assert "recall('build-7')" in digest
-    answer = box.call("recall", {"query": "build-7 tenant_id"})
+    answer = _answer(server, "recall", {"query": "build-7 tenant_id"})
     assert "KeyError: 'tenant_id'" in answer and len(answer) < 3000
-    head = box.call("recall", {"query": "build-7"})
+    head = _answer(server, "recall", {"query": "build-7"})
     assert head.startswith("BEST") and "more characters" in head and len(head) < 8000
 
 
 def test_save_report_lists_candidates_for_mark_outdated():
     from types import SimpleNamespace
 
-    from ihmt.mcp_server import format_save_report
+    from ihmt.render import save_report as format_save_report
 
     report = SimpleNamespace(
         leaf_ids=["L-new"],

@@ -186,11 +186,12 @@ def test_cli_project_flags_and_forget_session(tmp_path):
 
 
 def test_mcp_tools_default_to_the_servers_project(tmp_path):
-    from ihmt.mcp_server import Session, build_toolbox
+    from ihmt.mcp_session import Session
+    from ihmt.mcp_tools import build_server
 
     repo = make_repo(tmp_path / "svc", "https://github.com/me/svc.git")
     session = Session(home=tmp_path / "h", cwd=repo)
-    box = build_toolbox(session)
+    box = build_server(session)
     box.call("save_memory", {"content": "The svc queue is RabbitMQ."})
     box.call("save_memory", {"content": "The user drinks green tea.", "project": "global"})
     box.call(

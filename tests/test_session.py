@@ -340,3 +340,18 @@ def test_digest_never_raises_and_stays_bounded(
     assert isinstance(digest.text, str) and digest.text
     assert len(digest.text.split("\n")) <= max_lines + 4
     assert len(digest.text.splitlines()) <= max_lines + 4
+
+
+def test_matching_lines_of_a_stored_output_pick_the_asked_lines_with_context() -> None:
+    from ihmt.session.scratch import matching_lines
+
+    lines = ["[build-7] full output", *(f"step {i}: compiled module_{i}.c" for i in range(1, 400))]
+    lines[250] = "step 250: KeyError: 'tenant_id' in billing/invoice.py"
+    found = matching_lines("\n".join(lines), "build-7 tenant_id", None, budget=6000, line_chars=300)
+    assert found.header == "[build-7] full output" and found.total_lines == 400
+    assert [n for n, _ in found.lines] == [249, 250, 251]  # the hit and one line either side
+    assert "tenant_id" in found.lines[1][1]
+    assert "tenant_id" in found.wanted and "build" not in found.wanted  # the label's words
+    assert (
+        matching_lines("\n".join(lines), "zeppelin", None, budget=6000, line_chars=300).lines == []
+    )

@@ -462,3 +462,26 @@ def test_the_ascii_scanner_finds_what_the_unicode_scanner_finds(text: str) -> No
     pre = _prenormalize(text)
     full = [(m.lastgroup, m.span()) for m in _tables()[1].finditer(pre)]
     assert [(m.lastgroup, m.span()) for m in _ASCII_SCANNER.finditer(pre)] == full
+
+
+def test_one_line_flattens_controls_and_cuts_with_an_ellipsis() -> None:
+    from ihmt.text.clean import clean_surrogates, one_line
+
+    assert one_line("a\n\tb\x00c\u2028d   e") == "a b c d e"
+    assert one_line("x" * 10, 5) == "xxxx…" and one_line("short", 5) == "short"
+    assert one_line(None) == ""
+    assert clean_surrogates("ok \ud800 end") == "ok \ufffd end"
+
+
+def test_ihmt_home_is_resolved_in_one_place(monkeypatch, tmp_path) -> None:
+    from pathlib import Path
+
+    from ihmt.config import default_workspace
+    from ihmt.store.layout import resolve_workspace
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("IHMT_HOME", "  ~/memory  ")
+    assert default_workspace() == Path(tmp_path) / "memory"
+    assert resolve_workspace(None) == (Path(tmp_path) / "memory").absolute()
+    monkeypatch.setenv("IHMT_HOME", "   ")  # blank means unset, everywhere
+    assert default_workspace() == Path(tmp_path) / ".ihmt"

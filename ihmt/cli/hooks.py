@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from ..config import default_workspace
 from ..errors import InputError
-from ..store.layout import default_workspace
 from .context import AddCommand, workspace
 from .output import emit
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..api import IHMT
+from ..config import MCP_SERVER_NAME as SERVER_NAME
 from ..errors import GuiInputError, OutsideRootError
 
-SERVER_NAME = "ihmt-memory"
 LIST_PAGE = 200  # folders per page of the folder browser
 LIST_PAGE_MAX = 1000
 YIELD_EVERY = 128  # entries scanned between two chances for other threads to run

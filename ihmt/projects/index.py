@@ -31,9 +31,9 @@ import re
 import time
 from pathlib import Path
 
+from ..config import default_workspace
 from ..errors import InputError
 from ..store.atomic import atomic_write_text
-from ..store.layout import default_workspace
 from ..store.lock import StoreLock
 from ..text.tokenize import plain_terms
 from .manifest import (

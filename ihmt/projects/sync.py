@@ -16,6 +16,7 @@ from pathlib import Path
 from ..ingest.reader import decode_bytes
 from ..models import IngestReport
 from ..privacy.secrets import redact
+from ..text.clean import clean_surrogates
 from ..text.tokens import estimate_tokens
 from .manifest import CODE_LANGUAGES, FileEntry, Manifest, Rejected, Seen, source_kind, symbols_of
 from .results import ProjectSyncReport
@@ -104,7 +105,7 @@ def ingest_batch(memory, manifest, batch, seen, ranks, report, tick) -> None:
         manifest.rejected.pop(rel, None)
         # secrets become [REDACTED:kind] like everywhere in IHMT, but the line count is kept
         # so every symbol's line range still points at the right lines of the file
-        text, findings = redact(_clean_surrogates(outcome.text), keep_lines=True)
+        text, findings = redact(clean_surrogates(outcome.text), keep_lines=True)
         report.redactions += len(findings)
         suffix = os.path.splitext(now.path.name)[1].lower()
         fresh[rel] = FileEntry(
@@ -152,9 +153,3 @@ def _read_source(path: Path) -> bytes:
     opens nothing)."""
     with open(path, "rb") as handle:
         return handle.read()
-
-
-def _clean_surrogates(text: str) -> str:
-    import re
-
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)

@@ -8,20 +8,7 @@ with length, so no leaf below can score higher than the bound.
 
 from __future__ import annotations
 
-import math
-
-K1 = 1.2
-B = 0.75
-
-
-def idf(df: int, n: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
-def tf_weight(tf: float, dl: float, avgdl: float) -> float:
-    if tf <= 0:
-        return 0.0
-    return tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avgdl))
+from ..text.bm25 import K1, B, idf, tf_weight
 
 
 def score_counts(tf: dict[str, int], dl: int, weights: dict[str, float], avgdl: float) -> float:
@@ -31,3 +18,6 @@ def score_counts(tf: dict[str, int], dl: int, weights: dict[str, float], avgdl: 
         if count:
             total += w * tf_weight(count, dl, avgdl)
     return total
+
+
+__all__ = ["B", "K1", "idf", "score_counts", "tf_weight"]

@@ -11,6 +11,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ..text.clean import one_line
+
 MAX_LINE_CHARS = 1000
 MAX_TOTALS = 50
 
@@ -94,7 +96,7 @@ def digest_output(
     """
     original_chars = len(text) if isinstance(text, str) else 0
     lines = _clean_lines(text if isinstance(text, str) else "")
-    label = _one_line(str(label)) or "output"
+    label = one_line(str(label), 200) or "output"
     total = len(lines)
     max_lines = max(1, int(max_lines))
     head, tail = _fit_head_tail(max(0, int(head)), max(0, int(tail)), max_lines)
@@ -275,10 +277,6 @@ def _clip(line: str) -> str:
     if len(line) <= MAX_LINE_CHARS:
         return line
     return f"{line[:MAX_LINE_CHARS]}… [+{len(line) - MAX_LINE_CHARS} chars]"
-
-
-def _one_line(text: str) -> str:
-    return _CONTROL.sub(" ", text.replace("\n", " ").replace("\r", " ")).strip()[:200]
 
 
 def _unique(items: list[str]) -> list[str]:

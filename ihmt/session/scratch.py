@@ -7,17 +7,16 @@ later in the same session without polluting the permanent store.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ihmt.errors import InputError
+from ihmt.text.bm25 import idf, tf_weight
+from ihmt.text.clean import one_line
 
 MAX_OUTPUT_CHARS = 2_000_000
-BM25_K1 = 1.2
-BM25_B = 0.75
 CLUE_BOTH = 1.6
 CLUE_ONE = 0.7
 AMBIGUOUS_WITHIN = 0.05
@@ -40,6 +39,46 @@ class RecallResult:
     hits: list[tuple[Note, float]]
     ambiguous: bool
     not_found: bool
+
+
+@dataclass
+class OutputLines:
+    """The lines of a long stored output that mention the asked words, each with one line of
+    context either side, in order; ``lines`` holds (line number, full text)."""
+
+    header: str  # the stored output's "[label] ..." first line, or ""
+    wanted: list[str]  # the asked terms looked for (sorted), the header's own words left out
+    lines: list[tuple[int, str]]
+    total_lines: int
+
+
+def matching_lines(
+    text: str, query: str, clue: str | None, *, budget: int, line_chars: int
+) -> OutputLines:
+    """Which lines of a stored output answer a recall: those sharing a term with the query or
+    clue (the label's words excepted), until about ``budget`` characters of lines clipped at
+    ``line_chars`` are chosen. Empty ``lines`` means nothing matched."""
+    from ihmt.text.tokenize import terms
+
+    wanted = set(terms(query)) | set(terms(clue or ""))
+    lines = text.splitlines()
+    header = lines[0] if lines and lines[0].startswith("[") else ""
+    wanted -= set(terms(header))
+    hits = [i for i, line in enumerate(lines) if i and wanted & set(terms(line))] if wanted else []
+    chosen: list[tuple[int, str]] = []
+    used = 0
+    previous = -1
+    for i in hits:
+        for j in (i - 1, i, i + 1):
+            if j <= previous or j < 1 or j >= len(lines):
+                continue
+            chosen.append((j, lines[j]))
+            shown = len(lines[j]) if len(lines[j]) <= line_chars else line_chars + 1
+            used += shown + 8
+            previous = j
+        if used >= budget:
+            break
+    return OutputLines(header, sorted(wanted), chosen, len(lines))
 
 
 class ScratchPad:
@@ -125,7 +164,7 @@ class ScratchPad:
     def _add(self, text: str, label: str) -> Note:
         from ihmt.text.tokenize import terms
 
-        label = " ".join(str(label or "").split())[:200] or "note"
+        label = one_line(str(label or ""), 200) or "note"
         counts = Counter(terms(text))
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         with self._lock:
@@ -155,13 +194,12 @@ def _bm25(
     n_docs = len(notes)
     avg_len = sum(length for _, length in stats) / n_docs or 1.0
     doc_freq = {t: sum(1 for counts, _ in stats if t in counts) for t in query_terms}
-    idf = {t: math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0) for t, df in doc_freq.items()}
+    weight = {t: idf(df, n_docs) for t, df in doc_freq.items()}
     out = []
     for note, (counts, length) in zip(notes, stats, strict=True):
         shared = query_terms.intersection(counts)
         if not shared:
             continue
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg_len)
-        score = sum(idf[t] * counts[t] * (BM25_K1 + 1) / (counts[t] + norm) for t in shared)
+        score = sum(weight[t] * tf_weight(counts[t], length, avg_len) for t in shared)
         out.append(((note, score), set(counts)))
     return out

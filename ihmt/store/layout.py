@@ -20,12 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import default_workspace
+
 STORE_DIRNAME = "ihmt_memory"
-
-
-def default_workspace() -> Path:
-    home = os.environ.get("IHMT_HOME")
-    return Path(home).expanduser() if home else Path.home() / ".ihmt"
 
 
 def resolve_workspace(path: str | os.PathLike | None) -> Path:
