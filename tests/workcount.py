@@ -114,7 +114,7 @@ def _counted(value, meter: Meter):
         changes = {
             f.name: CountingPattern(getattr(value, f.name), meter)
             for f in dataclasses.fields(value)
-            if isinstance(getattr(value, f.name), re.Pattern)
+            if f.init and isinstance(getattr(value, f.name), re.Pattern)
         }
         return dataclasses.replace(value, **changes) if changes else None
     if isinstance(value, (list, tuple)) and value:
@@ -122,7 +122,9 @@ def _counted(value, meter: Meter):
         if all(i is None for i in items):
             return None
         new = [v if i is None else i for v, i in zip(value, items, strict=True)]
-        return type(value)(new) if isinstance(value, list) else tuple(new)
+        if isinstance(value, list):
+            return new
+        return type(value)._make(new) if hasattr(value, "_fields") else tuple(new)
     return None
 
 
