@@ -475,13 +475,18 @@ def test_a_wide_tie_shows_the_first_symbols_that_fit_and_lists_the_rest(tmp_path
     assert wide.status == "AMBIGUOUS"
     assert len(wide.snippets) == 3 and len(wide.others) == 2  # at most three shown
     assert all(not s.code for s in wide.others)
+    order = [s.path for s in wide.snippets] + [s.path for s in wide.others]
+    assert sorted(order) == ["a.py", "b.py", "c.py", "d.py", "e.py"]
     text = render_code_answer(wide)
     assert "5 symbols" in text and "3 shown below" in text and "ALSO TIED:" in text
     tight = ix.find_code("deliver_item", max_tokens=300)  # one body is ~250 tokens
     assert tight.status == "AMBIGUOUS" and len(tight.snippets) == 1
     assert len(tight.others) == 4 and "1 shown below" in render_code_answer(tight)
+    # the ones shown are the first of the tie, in the same order, whatever fits
+    assert [s.path for s in tight.snippets] + [s.path for s in tight.others] == order
     tiny = ix.find_code("deliver_item", max_tokens=64)  # none fits: locations only
     assert tiny.status == "AMBIGUOUS" and not tiny.snippets and len(tiny.others) == 5
+    assert [s.path for s in tiny.others] == order
     assert "shown below" not in render_code_answer(tiny)
     ix.close()
 

@@ -404,16 +404,23 @@ def test_push_race_is_merged_and_retried(tmp_path, monkeypatch):
 
 
 # -- interrupted syncs ---------------------------------------------------------------------------
-def run_sync_process(ws: Path, crash: str | None = None) -> subprocess.Popen:
+def run_sync_process(ws: Path, crash: str | None = None, say: bool = False) -> subprocess.Popen:
+    """``sync(ws)`` in a child of its own session; with ``say`` it prints START once imported
+    and DONE when sync returns, so a parent can tell whether its kill landed mid-sync."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("IHMT_SYNC_CRASH_AT", None)
     if crash:
         env["IHMT_SYNC_CRASH_AT"] = crash
     code = "import sys; from ihmt.sync import sync; sync(sys.argv[1])"
+    if say:
+        code = (
+            "import sys; from ihmt.sync import sync; print('START', flush=True); "
+            "sync(sys.argv[1]); print('DONE', flush=True)"
+        )
     return subprocess.Popen(
         [sys.executable, "-c", code, str(ws)],
         env=env,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if say else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
@@ -529,13 +536,19 @@ def test_sync_killed_at_timed_instants_during_a_big_pull(tmp_path):
     )
     memory.close()
     sync(b, remote)
-    for delay in (0.4, 0.7, 1.0):  # import, fetch, merge, reconcile: wherever it lands
-        proc = run_sync_process(a)
+    mid_sync = 0  # kills that landed after sync started and before it returned
+    for delay in (0.1, 0.4, 0.7):  # fetch, merge, reconcile: wherever it lands
+        proc = run_sync_process(a, say=True)
+        assert proc.stdout.readline().strip() == b"START", proc.stderr.read().decode()
         time.sleep(delay)
         if proc.poll() is None:
             os.killpg(proc.pid, 9)  # the sync and any git it started
+        rest = proc.stdout.read().decode()
         proc.wait(timeout=60)
+        proc.stdout.close()
         proc.stderr.close()
+        mid_sync += proc.returncode == -9 and "DONE" not in rest
+    assert mid_sync >= 2, "kills should land inside the sync"
     sync(a, remote)
     leaves = set(fingerprint(a)["leaves"])
     assert set(mine) <= leaves and len(leaves) == 203

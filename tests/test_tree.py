@@ -153,6 +153,7 @@ def test_interrupted_consolidation_leaves_no_orphan_or_duplicate(tmp_path):
     ws = tmp_path / "ws"
     mem = IHMT.initialize(ws, branch_factor=2)
     mem.ingest_batch(({"text": note(i), "source": f"n{i}"} for i in range(400)), consolidate=False)
+    mid_consolidation = 0  # kills that landed before the child said it was done
     for delay in (0.05, 0.15, 0.3):
         proc = subprocess.Popen(
             [sys.executable, "-c", CONSOLIDATOR, str(ROOT), str(ws)],
@@ -162,7 +163,11 @@ def test_interrupted_consolidation_leaves_no_orphan_or_duplicate(tmp_path):
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(delay)
         proc.send_signal(signal.SIGKILL)
+        rest = proc.stdout.read()
         proc.wait()
+        proc.stdout.close()
+        mid_consolidation += proc.returncode == -signal.SIGKILL and "done" not in rest
+    assert mid_consolidation >= 2, "kills should land inside the consolidation"
     again = IHMT.open(ws)
     again.flush()
     report = again.check()
