@@ -438,7 +438,7 @@ class IHMT:
         project: str = "",
         session: str = "",
     ) -> SaveReport:
-        """Store one memory. ``project`` (a name from ``loop.project``) files it under the
+        """Store one memory. ``project`` (a name from ``vcs.project``) files it under the
         project it was saved from ("" = global); ``session`` names the agent session that
         captured it, so ``forget(session=...)`` can take back what one session captured."""
         if not isinstance(content, str) or not content.strip():

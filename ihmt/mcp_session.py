@@ -66,7 +66,7 @@ class Session:
     def project(self, given: str) -> str:
         """The project a call is about: ``given`` ("global" = none), else the project of the
         folder the agent started this server in (its git remote or path)."""
-        from .loop.project import project_arg, project_of
+        from .vcs.project import project_arg, project_of
 
         named = project_arg(given, self.cwd)
         return project_of(self.cwd) if named is None else named

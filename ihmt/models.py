@@ -23,7 +23,7 @@ class MemoryLeaf:
     title: str = ""
     ingested_at: str = ""
     extra: dict = field(default_factory=dict)
-    project: str = ""  # the project it was saved from ("" = global; see loop/project.py)
+    project: str = ""  # the project it was saved from ("" = global; see vcs/project.py)
     session: str = ""  # the agent session that captured it (``forget --session``)
 
     def header(self) -> dict:

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from ihmt.loop.project import normalize_remote, project_arg, project_of, same_project
 from ihmt.store.ids import header_problem
 from ihmt.store.leaf_format import parse_leaf
+from ihmt.vcs.project import normalize_remote, project_arg, project_of, same_project
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 

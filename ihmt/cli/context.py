@@ -25,7 +25,7 @@ def open_memory(args) -> IHMT:
 
 def project(args) -> str | None:
     """--project as given: a folder (``.`` = here), a git remote URL or a stored name."""
-    from ..loop.project import project_arg
+    from ..vcs.project import project_arg
 
     return project_arg(getattr(args, "project", None))
 

@@ -61,7 +61,7 @@ def _text(value) -> str:
 def handle(payload: dict, workspace: str | None, agent: str) -> str:
     """The JSON to print for one event ("" for nothing). Raises on trouble (caught by run)."""
     from ..api import IHMT
-    from ..loop.project import project_of
+    from ..vcs.project import project_of
 
     event = _text(payload.get("hook_event_name"))
     if event not in CONTEXT_EVENTS + CAPTURE_EVENTS:

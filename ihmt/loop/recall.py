@@ -8,10 +8,10 @@ confident and the memory covers most of what the prompt asks, so "fix this test"
 
 from __future__ import annotations
 
-from ..render import one_line
+from ..text.clean import one_line
 from ..text.tokens import estimate_tokens
+from ..vcs.project import same_project
 from .extract import CORRECTION, DECISION, RULE
-from .project import same_project
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600

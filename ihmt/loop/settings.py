@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..store.atomic import atomic_write_bytes
-from .project import project_of
+from ..vcs.project import project_of
 
 AGENTS = ("claude", "codex")
 SCOPES = ("user", "project")

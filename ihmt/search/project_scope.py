@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..loop.project import same_project
+from ..vcs.project import same_project
 
 OTHER_PROJECT = 0.4  # score factor for a memory of another project
 
