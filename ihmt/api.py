@@ -32,12 +32,13 @@ from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
+from .store.leaf_files import leaf_checksum, read_leaf_file
 from .store.quarantine import QuarantinedFile
 from .store.quarantine import entries as quarantine_entries
 from .store.records import read_records, write_record
 from .store.store import MemoryStore, store_size
 from .text.tokenize import terms
-from .tree.builder import Tree, read_leaf_file
+from .tree.builder import Tree
 from .tree.heuristic import HeuristicSummarizer
 from .tree.summary import SummarizerBackend
 
@@ -873,7 +874,7 @@ class IHMT:
         from .store.leaf_format import render_leaf
         from .store.quarantine import forget_note
 
-        digest = "sha256:" + _sha256(leaf.content)
+        digest = leaf_checksum(leaf.content)
         with self.store.writing():  # checked under the lock: no writer can take the place
             if leaf.leaf_id in self._tombstones():
                 raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
@@ -1073,12 +1074,6 @@ class IHMT:
 
     def close(self) -> None:
         self.catalog.close()
-
-
-def _sha256(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _reader():

@@ -31,10 +31,11 @@ from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
+from ..store.leaf_files import read_leaf_file
 from ..text.dates import year_mentions
 from ..text.tokenize import is_term, terms, tokenize
 from ..text.vocabulary import normalize
-from ..tree.builder import Tree, read_leaf_file
+from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from .bm25 import idf, score_counts
 from .intent import asks_history, months_asked

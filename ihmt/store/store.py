@@ -10,7 +10,6 @@ removal half done is completed).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -20,7 +19,7 @@ from pathlib import Path
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..models import CheckReport, MemoryLeaf
-from ..tree.builder import Tree, leaf_from_header, read_leaf_file
+from ..tree.builder import Tree
 from ..tree.refs import leaf_ref, leaf_terms
 from .atomic import atomic_write_bytes, remove_stale_temps
 from .catalog import (
@@ -33,6 +32,7 @@ from .catalog import (
 )
 from .ids import header_problem, inside, valid_domain, valid_leaf_id
 from .layout import StoreLayout
+from .leaf_files import leaf_checksum, leaf_from_header, read_leaf_file
 from .leaf_format import parse_leaf, render_leaf
 from .lock import StoreLock
 from .quarantine import entries as quarantine_entries
@@ -334,8 +334,7 @@ class MemoryStore:
                 report.problems.append(
                     f"leaf {leaf_id}: header names a different id {header.get('leaf_id')!r}"
                 )
-            digest = "sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
-            if header.get("checksum") != digest:
+            if header.get("checksum") != leaf_checksum(body):
                 report.problems.append(
                     f"leaf {leaf_id}: text does not match its checksum (edited by hand?)"
                 )
@@ -435,10 +434,7 @@ class MemoryStore:
                 path.unlink(missing_ok=True)
                 notes.append(f"removed forgotten leaf {leaf.leaf_id}")
                 continue
-            digest = (
-                "sha256:"
-                + hashlib.sha256(leaf.content.encode("utf-8", "surrogatepass")).hexdigest()
-            )
+            digest = leaf_checksum(leaf.content)
             if leaf.checksum != digest:
                 # the text was edited by hand: the file is the truth, so accept the edit
                 leaf.checksum = digest
