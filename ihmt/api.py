@@ -551,17 +551,13 @@ class IHMT:
                 if self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id):
                     self.catalog.add_link(conn, old_id, new_id, created)
             keep = {(o, n) for o, n, _ in wanted}
-            for old_id, new_id, _created in self.catalog.links():
-                if (old_id, new_id) not in keep or not (
-                    self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id)
-                ):
-                    conn.execute("DELETE FROM links WHERE old_id=? AND new_id=?", (old_id, new_id))
+            self.catalog.remove_links(conn, self.catalog.stale_links(keep))
             self._bump_keeping_trunk(conn)
 
     def _bump_keeping_trunk(self, conn) -> None:
         """A new generation for a change that does not touch the tree (links, facts): the
         writer's trunk stays valid, so it is not rebuilt from the catalog."""
-        self.tree._entries_generation = self.catalog.bump_generation(conn)
+        self.tree.adopt_generation(self.catalog.bump_generation(conn))
 
     # -- the tree --------------------------------------------------------------------------------
     def consolidate(self, force: bool = False) -> int:
@@ -1052,9 +1048,8 @@ class IHMT:
                 )
             self.store.remove_leaves(ids)
             with self.catalog.transaction() as conn:
-                for lid in ids:
-                    conn.execute("DELETE FROM links WHERE old_id=? OR new_id=?", (lid, lid))
-                self.tree._entries_generation = self.catalog.bump_generation(conn)
+                self.catalog.remove_links_of(conn, ids)
+                self.tree.adopt_generation(self.catalog.bump_generation(conn))
             for rec_path in self.layout.records.glob("outdated-*.json"):
                 try:
                     rec = json.loads(rec_path.read_text(encoding="utf-8"))

@@ -79,7 +79,7 @@ class MemoryStore:
             self.refuse_if_read_only()
         try:
             with self.lock:
-                if self.lock._depth == 1 and recover:
+                if self.lock.depth == 1 and recover:
                     self.recover()
                     self.tree.entries()  # start every write from the trunk other writers left
                 yield
@@ -208,7 +208,7 @@ class MemoryStore:
             ]
             self.catalog.clear_pending(conn, paths)
             generation = self.catalog.bump_generation(conn)
-        self.tree._entries_generation = generation
+        self.tree.adopt_generation(generation)
         self.tree.add_entries(refs)
         self.last_facts = facts
 
@@ -234,7 +234,7 @@ class MemoryStore:
             for row in rows:
                 self.catalog.remove_leaf(conn, row["id"], terms_by_id[row["id"]])
             self.catalog.clear_pending(conn, [r["path"] for r in rows])
-            self.tree._entries_generation = self.catalog.bump_generation(conn)
+            self.tree.adopt_generation(self.catalog.bump_generation(conn))
         for row in rows:
             (self.layout.root / row["path"]).unlink(missing_ok=True)
         return len(rows)
@@ -400,9 +400,7 @@ class MemoryStore:
     def forget_derived(self) -> None:
         """Drop this process's cached tree state before a rebuild (the files stay: the live
         catalog, the trunk and the branches keep serving readers until the swap)."""
-        self.tree.cache = type(self.tree.cache)()
-        self.tree._entries = None
-        self.tree._root_cache = None
+        self.tree.forget_cached()
         self.layout.layers.mkdir(parents=True, exist_ok=True)
 
     def remove_stray_branches(self) -> int:

@@ -73,7 +73,6 @@ from .merge import (
     hostile_entry,
     looks_like_memory,
     merge,
-    prune_links,
 )
 from .remote import fetch, push, remote_error
 from .repo import (
@@ -295,7 +294,6 @@ def _local_phase(
         report.notes += [
             n for n in notes if n.startswith(("skipped", "quarantined", "repaired", "cannot read"))
         ]
-        prune_links(memory)
         _crash_point("reconciled")
         again, _ = _commit(git, root, fallbacks, report.notes)
         if again:

@@ -138,6 +138,20 @@ class Tree:
                 f"branch {branch_id} is damaged; run `ihmt check --repair`"
             ) from None
 
+    # -- cached state (owned here; others invalidate it through these methods) -------------
+    def adopt_generation(self, generation: int) -> None:
+        """The catalog moved to ``generation`` through a change this writer made and already
+        applied to its trunk in memory (or one that does not touch the trunk: links, facts),
+        so the trunk is not re-read from root.json or rebuilt from the catalog."""
+        self._entries_generation = generation
+
+    def forget_cached(self) -> None:
+        """Drop every cached branch, the trunk and the root (before a rebuild: the files stay
+        and keep serving readers until the new catalog is swapped in)."""
+        self.cache = NodeCache()
+        self._entries = None
+        self._root_cache = None
+
     # -- trunk entries (writers only, under the store lock) ---------------------------------
     def entries(self) -> list[dict]:
         generation = self.catalog.generation()
