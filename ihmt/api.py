@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import IHMTConfig, load_config
+from .coordinator import WriteCoordinator
 from .errors import (
     CatalogDamagedError,
     IHMTError,
@@ -32,11 +33,11 @@ from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
-from .store.leaf_files import leaf_checksum, read_leaf_file
+from .store.leaf_files import read_leaf_file, store_size
+from .store.leaf_format import leaf_checksum
 from .store.quarantine import QuarantinedFile
 from .store.quarantine import entries as quarantine_entries
 from .store.records import read_records, write_record
-from .store.store import MemoryStore, store_size
 from .text.tokenize import terms
 from .tree.builder import Tree
 from .tree.heuristic import HeuristicSummarizer
@@ -77,23 +78,37 @@ class IHMT:
         *,
         config: IHMTConfig | None = None,
         backend: SummarizerBackend | None = None,
+        extract_facts: bool = True,
     ) -> None:
+        """``extract_facts=False`` stores no personal facts from what is indexed (a project's
+        code index: code carries none, and the extractor would only cost time)."""
         self.layout = StoreLayout(resolve_workspace(workspace))
         self.config = config or load_config(self.layout.config)
         self.catalog = Catalog(self.layout.catalog)
         self.backend = backend or self._configured_backend()
         self.tree = Tree(self.layout, self.catalog, self.config, self.backend)
-        self.store = MemoryStore(self.layout, self.config, self.tree, self.catalog)
-        self.store.fact_hook = self._facts_of_leaf
-        self.engine = SearchEngine(self.tree, self.catalog, self.config, self.time_context)
         self._extractor = None
         self._resolver_cache: tuple[int, object] | None = None
         self._time_cache: tuple[int, TimeContext] | None = None
-        # optional semantic retrieval (ihmt/semantic): sets self.semantic and engine.dense when
-        # the config asks for it; the model itself loads on the first search
-        from .semantic.hook import attach
+        # optional semantic retrieval (ihmt/semantic): an index and the listeners that keep
+        # its vectors in step; the model itself loads on the first search
+        from .semantic.hook import wiring
 
-        attach(self)
+        semantic = wiring(self)
+        self.semantic = semantic.index
+        # the write coordinator (kept under the name ``store``, which callers already use)
+        self.store = WriteCoordinator(
+            self.layout,
+            self.config,
+            self.tree,
+            self.catalog,
+            fact_extractor=self._facts_of_leaf if extract_facts else None,
+            on_indexed=semantic.on_indexed,
+            on_removed=semantic.on_removed,
+        )
+        self.engine = SearchEngine(self.tree, self.catalog, self.config, self.time_context)
+        if self.semantic is not None:
+            self.engine.dense = self.semantic
         catalog = self.layout.catalog
         if not catalog.exists() or catalog.stat().st_size == 0:
             self._recover_lost_catalog()
@@ -125,7 +140,9 @@ class IHMT:
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
-    def initialize(cls, workspace=None, force: bool = False, backend=None, **config) -> IHMT:
+    def initialize(
+        cls, workspace=None, force: bool = False, backend=None, extract_facts=True, **config
+    ) -> IHMT:
         """Create the store (or open it); force discards derived state, never a leaf."""
         layout = StoreLayout(resolve_workspace(workspace))
         try:
@@ -142,7 +159,7 @@ class IHMT:
                 atomic_write_text(layout.config, settings)
         except PermissionError as exc:
             raise read_only_error(layout.root, f"{exc.strerror or exc}") from None
-        memory = cls(layout.workspace, config=cfg, backend=backend)
+        memory = cls(layout.workspace, config=cfg, backend=backend, extract_facts=extract_facts)
         if force:
             memory.rebuild()  # the derived state again from the leaves, the old catalog kept
             return memory  # until the new one is whole (a damaged one is moved aside)
@@ -154,13 +171,13 @@ class IHMT:
         return memory
 
     @classmethod
-    def open(cls, workspace=None, backend=None) -> IHMT:
+    def open(cls, workspace=None, backend=None, extract_facts: bool = True) -> IHMT:
         layout = StoreLayout(resolve_workspace(workspace))
         if not layout.exists():
             raise StoreNotFoundError(
                 f"no IHMT store at {layout.root}; create one with `ihmt init --path {layout.workspace}`"
             )
-        return cls(layout.workspace, backend=backend)
+        return cls(layout.workspace, backend=backend, extract_facts=extract_facts)
 
     def _configured_backend(self) -> SummarizerBackend:
         heuristic = HeuristicSummarizer()

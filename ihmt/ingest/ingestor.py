@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..config import IHMTConfig
 from ..models import MemoryLeaf
-from ..store.leaf_files import leaf_checksum
+from ..store.leaf_format import leaf_checksum
 from ..text.dates import normalize_timestamp, parse_date
 from ..text.tokens import estimate_tokens
 from .chunk import Chunk

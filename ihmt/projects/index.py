@@ -297,7 +297,7 @@ class ProjectIndex:
         config = self.folder / "ihmt_memory" / "ihmt.config.json"
         memory = None
         if config.is_file():
-            memory = IHMT.open(self.folder)
+            memory = IHMT.open(self.folder, extract_facts=False)
             cfg = memory.config
             if any(getattr(cfg, k) != v for k, v in STORE_SETTINGS.items()):
                 memory.close()
@@ -309,8 +309,8 @@ class ProjectIndex:
                 json.dumps({"root": str(self.root), "manifest_version": MANIFEST_VERSION}, indent=2)
                 + "\n",
             )
-            memory = IHMT.initialize(self.folder, **STORE_SETTINGS)
-        memory.store.fact_hook = None  # code carries no personal facts; skip the extractor
+            # code carries no personal facts: the store is opened without the extractor
+            memory = IHMT.initialize(self.folder, extract_facts=False, **STORE_SETTINGS)
         self._memory = memory
         return memory
 

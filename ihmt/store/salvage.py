@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 
 from .ids import LEAF_ID_RE, header_problem, valid_domain, valid_leaf_id
-from .leaf_files import leaf_checksum
-from .leaf_format import CLOSE_MARKER, OPEN_MARKER
+from .leaf_format import CLOSE_MARKER, OPEN_MARKER, leaf_checksum
 
 _OPEN = OPEN_MARKER.encode()
 _CLOSE = CLOSE_MARKER.encode()

@@ -14,8 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import StoreCorruptError
 from ..store.ids import header_problem
-from ..store.leaf_files import leaf_checksum
-from ..store.leaf_format import parse_leaf
+from ..store.leaf_format import leaf_checksum, parse_leaf
 from ..store.records import read_records
 
 LEAF_DIR = "layer_0/"
