@@ -428,9 +428,7 @@ class IHMT:
         return all_leaves
 
     def _finish_write(self, consolidate: bool) -> None:
-        if consolidate:
-            self.tree.consolidate(force=False)
-        self.tree.save_root()
+        self.store.finish_write(consolidate)
 
     # -- saving (what save_memory calls) -------------------------------------------------------
     def save(
@@ -574,14 +572,11 @@ class IHMT:
     def _bump_keeping_trunk(self, conn) -> None:
         """A new generation for a change that does not touch the tree (links, facts): the
         writer's trunk stays valid, so it is not rebuilt from the catalog."""
-        self.tree.adopt_generation(self.catalog.bump_generation(conn))
+        self.store.bump_keeping_trunk(conn)
 
     # -- the tree --------------------------------------------------------------------------------
     def consolidate(self, force: bool = False) -> int:
-        with self.store.writing():
-            events = self.tree.consolidate(force=force)
-            self.tree.save_root()
-        return events
+        return self.store.consolidate(force=force)
 
     def flush(self) -> int:
         return self.consolidate(force=True)
@@ -1066,7 +1061,7 @@ class IHMT:
             self.store.remove_leaves(ids)
             with self.catalog.transaction() as conn:
                 self.catalog.remove_links_of(conn, ids)
-                self.tree.adopt_generation(self.catalog.bump_generation(conn))
+                self.store.bump_keeping_trunk(conn)
             for rec_path in self.layout.records.glob("outdated-*.json"):
                 try:
                     rec = json.loads(rec_path.read_text(encoding="utf-8"))

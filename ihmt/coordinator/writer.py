@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -275,6 +276,29 @@ class WriteCoordinator:
             if ref["id"] == leaf_id:
                 return list(ref.get("tf", {}))
         return []
+
+    # -- tree upkeep ----------------------------------------------------------------------------
+    def finish_write(self, consolidate: bool = True) -> None:
+        """End a write (under the lock): run the summarization events it made due, then write
+        the trunk for the new generation."""
+        if consolidate:
+            self.tree.consolidate(force=False)
+        self.tree.save_root()
+
+    def consolidate(self, force: bool = False) -> int:
+        """Every due summarization event (with ``force``, close each domain to one top) and
+        the trunk, under the lock; returns how many events ran."""
+        with self.writing():
+            events = self.tree.consolidate(force=force)
+            self.tree.save_root()
+        return events
+
+    def bump_keeping_trunk(self, conn: sqlite3.Connection) -> int:
+        """A new catalog generation, inside ``conn``'s transaction, for a change that does not
+        touch the tree (links, facts): this writer's trunk stays valid and is not rebuilt."""
+        generation = self.catalog.bump_generation(conn)
+        self.tree.adopt_generation(generation)
+        return generation
 
     # -- the files under layer_0 (store.leaf_files.LeafFiles does the work) -------------------
     def leaf_files(self, notes: list[str] | None = None, quarantine: bool = False) -> list[Path]:
