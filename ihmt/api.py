@@ -141,7 +141,12 @@ class IHMT:
     # -- opening -------------------------------------------------------------------------------
     @classmethod
     def initialize(
-        cls, workspace=None, force: bool = False, backend=None, extract_facts=True, **config
+        cls,
+        workspace=None,
+        force: bool = False,
+        backend=None,
+        extract_facts: bool = True,
+        **config,
     ) -> IHMT:
         """Create the store (or open it); force discards derived state, never a leaf."""
         layout = StoreLayout(resolve_workspace(workspace))
