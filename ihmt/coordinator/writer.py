@@ -308,6 +308,16 @@ class WriteCoordinator:
         return self.files.load_leaf(path, notes, quarantine)
 
     def place(self, path: Path, leaf: MemoryLeaf, notes: list[str], quarantine: bool) -> bool:
+        """``LeafFiles.place``, and refused for a second file carrying the id of a leaf the
+        catalog already holds elsewhere (a header whose domain was changed names another
+        folder): that copy would sit in layer_0 unindexed, so it is set aside instead."""
+        row = self.catalog.leaf_row(leaf.leaf_id)
+        if row is not None and row["path"] != self.layout.relative(
+            self.layout.leaf_path(leaf.domain, leaf.leaf_id)
+        ):
+            reason = f"a second copy of {leaf.leaf_id} (the one at {row['path']} is kept)"
+            self.files.set_aside(path, reason, notes, quarantine)
+            return False
         return self.files.place(path, leaf, notes, quarantine)
 
     def unreadable_count(self) -> int:
@@ -345,6 +355,7 @@ class WriteCoordinator:
         notes: list[str] = []
         tombstones = {r.get("leaf_id") for r in read_records(self.layout.records, "tombstone")}
         leaves = []
+        placed: dict[str, str] = {}  # leaf id -> where its file now is
         for path in self.files.leaf_files(notes, quarantine=quarantine):
             leaf = self.files.load_leaf(path, notes, quarantine=quarantine)
             if leaf is None:
@@ -359,7 +370,15 @@ class WriteCoordinator:
                 leaf.checksum = digest
                 atomic_write_bytes(path, render_leaf(leaf.header(), leaf.content))
                 notes.append(f"accepted a hand edit of {leaf.leaf_id} (checksum updated)")
+            kept = placed.get(leaf.leaf_id)
+            if kept is not None:  # the same id twice (another domain in a header): keep one
+                reason = f"a second copy of {leaf.leaf_id} (the one at {kept} is kept)"
+                self.files.set_aside(path, reason, notes, quarantine)
+                continue
             if self.files.place(path, leaf, notes, quarantine):
+                placed[leaf.leaf_id] = self.layout.relative(
+                    self.layout.leaf_path(leaf.domain, leaf.leaf_id)
+                )
                 leaves.append(leaf)
         leaves.sort(key=lambda x: (x.ingested_at, x.source, x.position))
         for start in range(0, len(leaves), 500):
