@@ -77,10 +77,10 @@ def text_of(w: str, i: int) -> str:
 def child() -> None:
     """argv: child OP WORKSPACE STEP COUNT [ARG]. Pause (print PAUSED, sleep) when STEP has been
     reached COUNT times while OP runs; print DONE if OP finished first."""
-    from ihmt import IHMT
+    from ihmt import IHMT, faults
+    from ihmt.coordinator import writer as writer_mod
     from ihmt.store import catalog as catalog_mod
-    from ihmt.store import store as store_mod
-    from ihmt.sync import git_sync
+    from ihmt.store import leaf_files
     from ihmt.tree import builder
 
     op, workspace, step, count = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
@@ -103,13 +103,12 @@ def child() -> None:
 
         setattr(owner, attr, wrapped)
 
-    wrap(store_mod.MemoryStore, "load_leaf", "leaf")  # rebuild: reading leaf k
-    wrap(store_mod.MemoryStore, "index_leaves", "index")  # ingest, reconcile: files written
+    wrap(leaf_files.LeafFiles, "load_leaf", "leaf")  # rebuild: reading leaf k
+    wrap(writer_mod.WriteCoordinator, "index_leaves", "index")  # ingest, reconcile: files written
     wrap(builder.Tree, "_write_branch", "branch")  # consolidate: branch k being written
     wrap(builder.Tree, "detach", "detach")  # forget: announced, tree being rewritten
     wrap(catalog_mod.Catalog, "_swap_in", "swap")  # rebuild: the new catalog complete
-    original_point = git_sync._crash_point
-    git_sync._crash_point = lambda name: (pause_here(name), original_point(name))  # type: ignore
+    faults.install(lambda point: pause_here(point.removeprefix("sync.")))  # sync's checkpoints
     if op == "sync":
         from ihmt.sync import sync
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import IHMTConfig, load_config
+from .coordinator import WriteCoordinator
 from .errors import (
     CatalogDamagedError,
     IHMTError,
@@ -32,6 +33,8 @@ from .search.engine import SearchEngine, TimeContext
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
+from .store.leaf_files import read_leaf_file, store_size
+from .store.leaf_format import leaf_checksum
 from .store.quarantine import QuarantinedFile
 from .store.quarantine import entries as quarantine_entries
 from .store.records import (
@@ -42,10 +45,9 @@ from .store.records import (
     write_record,
     write_tombstones,
 )
-from .store.store import MemoryStore, store_size
 from .text.clean import clean_surrogates
 from .timeline.context import StoreTimeline
-from .tree.builder import Tree, read_leaf_file
+from .tree.builder import Tree
 from .tree.heuristic import HeuristicSummarizer
 from .tree.summary import SummarizerBackend
 
@@ -98,21 +100,36 @@ class IHMT:
         *,
         config: IHMTConfig | None = None,
         backend: SummarizerBackend | None = None,
+        extract_facts: bool = True,
     ) -> None:
+        """``extract_facts=False`` stores no personal facts from what is indexed (a project's
+        code index: code carries none, and the extractor would only cost time)."""
         self.layout = StoreLayout(resolve_workspace(workspace))
         self.config = config or load_config(self.layout.config)
         self.catalog = Catalog(self.layout.catalog)
         self.backend = backend or self._configured_backend()
         self.tree = Tree(self.layout, self.catalog, self.config, self.backend)
-        self.store = MemoryStore(self.layout, self.config, self.tree, self.catalog)
-        self.store.fact_hook = self._facts_of_leaf
-        self.engine = SearchEngine(self.tree, self.catalog, self.config, self.time_context)
         self.timeline = StoreTimeline(self.catalog, self.layout.records, self.config)
-        # optional semantic retrieval (ihmt/semantic): sets self.semantic and engine.dense when
-        # the config asks for it; the model itself loads on the first search
-        from .semantic.hook import attach
+        self.timeline.extract = extract_facts
+        # optional semantic retrieval (ihmt/semantic): an index and the listeners that keep
+        # its vectors in step; the model itself loads on the first search
+        from .semantic.hook import wiring
 
-        attach(self)
+        semantic = wiring(self)
+        self.semantic = semantic.index
+        # the write coordinator (kept under the name ``store``, which callers already use)
+        self.store = WriteCoordinator(
+            self.layout,
+            self.config,
+            self.tree,
+            self.catalog,
+            fact_extractor=self._facts_of_leaf if extract_facts else None,
+            on_indexed=semantic.on_indexed,
+            on_removed=semantic.on_removed,
+        )
+        self.engine = SearchEngine(
+            self.tree, self.catalog, self.config, self.time_context, dense=self.semantic
+        )
         catalog = self.layout.catalog
         if not catalog.exists() or catalog.stat().st_size == 0:
             self._recover_lost_catalog()
@@ -144,7 +161,14 @@ class IHMT:
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
-    def initialize(cls, workspace=None, force: bool = False, backend=None, **config) -> IHMT:
+    def initialize(
+        cls,
+        workspace=None,
+        force: bool = False,
+        backend=None,
+        extract_facts: bool = True,
+        **config,
+    ) -> IHMT:
         """Create the store (or open it); force discards derived state, never a leaf."""
         layout = StoreLayout(resolve_workspace(workspace))
         try:
@@ -161,7 +185,7 @@ class IHMT:
                 atomic_write_text(layout.config, settings)
         except PermissionError as exc:
             raise read_only_error(layout.root, f"{exc.strerror or exc}") from None
-        memory = cls(layout.workspace, config=cfg, backend=backend)
+        memory = cls(layout.workspace, config=cfg, backend=backend, extract_facts=extract_facts)
         if force:
             memory.rebuild()  # the derived state again from the leaves, the old catalog kept
             return memory  # until the new one is whole (a damaged one is moved aside)
@@ -173,13 +197,13 @@ class IHMT:
         return memory
 
     @classmethod
-    def open(cls, workspace=None, backend=None) -> IHMT:
+    def open(cls, workspace=None, backend=None, extract_facts: bool = True) -> IHMT:
         layout = StoreLayout(resolve_workspace(workspace))
         if not layout.exists():
             raise StoreNotFoundError(
                 f"no IHMT store at {layout.root}; create one with `ihmt init --path {layout.workspace}`"
             )
-        return cls(layout.workspace, backend=backend)
+        return cls(layout.workspace, backend=backend, extract_facts=extract_facts)
 
     def _configured_backend(self) -> SummarizerBackend:
         heuristic = HeuristicSummarizer()
@@ -422,9 +446,7 @@ class IHMT:
         return all_leaves
 
     def _finish_write(self, consolidate: bool) -> None:
-        if consolidate:
-            self.tree.consolidate(force=False)
-        self.tree.save_root()
+        self.store.finish_write(consolidate)
 
     # -- saving (what save_memory calls) -------------------------------------------------------
     def save(
@@ -551,24 +573,17 @@ class IHMT:
                 if self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id):
                     self.catalog.add_link(conn, old_id, new_id, created)
             keep = {(o, n) for o, n, _ in wanted}
-            for old_id, new_id, _created in self.catalog.links():
-                if (old_id, new_id) not in keep or not (
-                    self.catalog.leaf_row(old_id) and self.catalog.leaf_row(new_id)
-                ):
-                    conn.execute("DELETE FROM links WHERE old_id=? AND new_id=?", (old_id, new_id))
+            self.catalog.remove_links(conn, self.catalog.stale_links(keep))
             self._bump_keeping_trunk(conn)
 
     def _bump_keeping_trunk(self, conn) -> None:
         """A new generation for a change that does not touch the tree (links, facts): the
         writer's trunk stays valid, so it is not rebuilt from the catalog."""
-        self.tree._entries_generation = self.catalog.bump_generation(conn)
+        self.store.bump_keeping_trunk(conn)
 
     # -- the tree --------------------------------------------------------------------------------
     def consolidate(self, force: bool = False) -> int:
-        with self.store.writing():
-            events = self.tree.consolidate(force=force)
-            self.tree.save_root()
-        return events
+        return self.store.consolidate(force=force)
 
     def flush(self) -> int:
         return self.consolidate(force=True)
@@ -799,7 +814,7 @@ class IHMT:
         from .store.leaf_format import render_leaf
         from .store.quarantine import forget_note
 
-        digest = "sha256:" + _sha256(leaf.content)
+        digest = leaf_checksum(leaf.content)
         with self.store.writing():  # checked under the lock: no writer can take the place
             if leaf.leaf_id in tombstoned_ids(self.layout.records):
                 raise InputError(f"{leaf.leaf_id} was forgotten; save its text again to keep it")
@@ -956,9 +971,8 @@ class IHMT:
             write_tombstones(self.layout.records, ids, stamp)
             self.store.remove_leaves(ids)
             with self.catalog.transaction() as conn:
-                for lid in ids:
-                    conn.execute("DELETE FROM links WHERE old_id=? OR new_id=?", (lid, lid))
-                self.tree._entries_generation = self.catalog.bump_generation(conn)
+                self.catalog.remove_links_of(conn, ids)
+                self.store.bump_keeping_trunk(conn)
             drop_outdated_records(self.layout.records, ids)
             self.tree.save_root()
             self.catalog.checkpoint()
@@ -1111,11 +1125,6 @@ class IHMT:
         return (getattr(summary, "summary", "") or "").strip()[:1200]
 
     # --- added for projects ---
-    def set_fact_extraction(self, enabled: bool) -> None:
-        """Turn fact extraction off for a store that holds no personal facts (a project's code
-        index): its writes then skip the extractor. On by default."""
-        self.timeline.extract = bool(enabled)
-
     def replace_sources(
         self, docs: list[dict], report: IngestReport | None = None
     ) -> list[MemoryLeaf]:
@@ -1173,12 +1182,6 @@ class IHMT:
         """Where the catalog has this leaf's file (relative to the store), or None."""
         row = self.catalog.leaf_row(leaf_id)
         return None if row is None else str(row["path"])
-
-
-def _sha256(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _reader():

@@ -16,7 +16,7 @@ def rebuild_child() -> None:
     until killed) when step argv[2] has been reached argv[3] times. The pause is wrapped
     around library functions here, in the test; the library has no crash points."""
     from ihmt.store import catalog as catalog_mod
-    from ihmt.store import store as store_mod
+    from ihmt.store import leaf_files
     from ihmt.tree import builder
 
     workspace, step, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -43,7 +43,7 @@ def rebuild_child() -> None:
 
         setattr(owner, attr, wrapped)
 
-    wrap(store_mod.MemoryStore, "load_leaf", "leaf")  # reading leaf k of the store
+    wrap(leaf_files.LeafFiles, "load_leaf", "leaf")  # reading leaf k of the store
     wrap(builder.Tree, "build_branch", "branch")  # summarizing branch k
     wrap(catalog_mod.Catalog, "_swap_in", "swap")  # just before the swap
     wrap(catalog_mod.Catalog, "_swap_in", "swapped", after=True)  # just after it

@@ -317,7 +317,7 @@ def test_a_full_disk_during_a_catalog_write_is_named_and_changes_nothing(store, 
 
 
 def test_enospc_writing_a_leaf_is_named_with_the_path_and_the_fix(store, monkeypatch):
-    from ihmt.store import store as store_mod
+    from ihmt.coordinator import writer as store_mod
 
     def no_space(*_args, **_kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -29,7 +29,7 @@ MCP_SERVERS = 4
 MCP_SAVES = 30
 
 STALE_TRUNK_BUG = (
-    "ihmt/store/store.py:MemoryStore.index_leaves (and remove_leaves) calls "
+    "ihmt/coordinator/writer.py:WriteCoordinator.index_leaves (and remove_leaves) calls "
     "tree.entries_unchecked(), which returns this process's trunk entries cached at its "
     "previous write without checking them against the catalog generation, then stamps them "
     "with the new generation: when another process wrote in between, that process's nodes "

@@ -45,13 +45,16 @@ def test_replace_sources_drops_what_an_earlier_version_of_a_source_held(memory):
     assert memory.sources() == ["b.txt"]
 
 
-def test_fact_extraction_can_be_turned_off_for_a_store(memory):
-    memory.set_fact_extraction(False)
-    memory.save("I live in Madrid.", timestamp="2023-05-01")
-    assert memory.facts() == []
-    memory.set_fact_extraction(True)
-    memory.save("I moved to Sevilla, I live in Sevilla now.", timestamp="2024-06-01")
-    assert memory.current_facts()["user::location"].value.lower() == "sevilla"
+def test_fact_extraction_can_be_turned_off_for_a_store(tmp_path):
+    from ihmt import IHMT
+
+    plain = IHMT.initialize(tmp_path / "code", extract_facts=False)
+    plain.save("I live in Madrid.", timestamp="2023-05-01")
+    assert plain.facts() == []
+    plain.close()
+    personal = IHMT.initialize(tmp_path / "notes")
+    personal.save("I moved to Sevilla, I live in Sevilla now.", timestamp="2024-06-01")
+    assert personal.current_facts()["user::location"].value.lower() == "sevilla"
 
 
 def test_corpus_reads_match_what_was_indexed(memory):

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ihmt import IHMT
@@ -256,6 +256,7 @@ def _digest(path: Path) -> str:
     field=st.sampled_from(["leaf_id", "domain", "source", "title"]),
     value=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=20)),
 )
+@example(field="domain", value="0")  # a copy of a leaf filed under another domain folder
 def test_a_sync_pull_of_hostile_headers_writes_nothing_outside_the_store(template, field, value):
     from ihmt.sync import sync
 

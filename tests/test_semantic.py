@@ -126,9 +126,8 @@ def test_neighbours_link_same_day_turns_of_one_domain_only():
         def meta(self, key, default="0"):
             return str(len(self.rows))
 
-        def query(self, sql, params=()):
-            last = params[0] if params else 0
-            return [r for r in self.rows if r[1] > last]
+        def leaves_in_order(self, after_seq=0):
+            return [r for r in self.rows if r[1] > after_seq]
 
     nb = Neighbours()
     nb.refresh(FakeCatalog())

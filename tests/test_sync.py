@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ihmt import IHMT
-from ihmt.sync import SyncError, git_sync, sync, sync_status
+from ihmt import IHMT, faults
+from ihmt.sync import SyncError, sync, sync_status
 from tests.conftest import ROOT, run_cli
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -381,7 +381,7 @@ def test_fresh_machine_clones_and_identity_stays_local(tmp_path, monkeypatch):
     assert git("for-each-ref", "--format=%(refname)", cwd=Path(remote)) == "refs/heads/main"
 
 
-def test_push_race_is_merged_and_retried(tmp_path, monkeypatch):
+def test_push_race_is_merged_and_retried(tmp_path):
     remote = make_remote(tmp_path)
     a, b = new_store(tmp_path, "a"), new_store(tmp_path, "b")
     sync(a, remote)
@@ -389,36 +389,38 @@ def test_push_race_is_merged_and_retried(tmp_path, monkeypatch):
     save_notes(a, "a", 2)
     late = save_notes(b, "b", 1)[0]
     calls = []
-    real = git_sync._crash_point
 
-    def peer_pushes_first(step):
-        if step == "pushing" and not calls:
-            calls.append(step)
+    def peer_pushes_first(point):
+        if point == "sync.pushing" and not calls:
+            calls.append(point)
             sync(b)  # the other machine pushes between our fetch and our push
-        real(step)
 
-    monkeypatch.setattr(git_sync, "_crash_point", peer_pushes_first)
-    report = sync(a)
+    previous = faults.install(peer_pushes_first)
+    try:
+        report = sync(a)
+    finally:
+        faults.install(previous)
+    assert calls  # the peer's push really came in between
     assert report.pushed and any("remote changed" in n for n in report.notes)
     assert late in fingerprint(a)["leaves"]
 
 
 # -- interrupted syncs ---------------------------------------------------------------------------
 def run_sync_process(ws: Path, crash: str | None = None, say: bool = False) -> subprocess.Popen:
-    """``sync(ws)`` in a child of its own session; with ``say`` it prints START once imported
-    and DONE when sync returns, so a parent can tell whether its kill landed mid-sync."""
+    """A sync in a child of its own session. With ``crash`` it SIGKILLs itself at the
+    checkpoint ``sync.<crash>`` (tests/kill_at.py), so it ends with -9 only if it got that
+    far; with ``say`` it prints START once imported and DONE when sync returns, so a parent
+    can tell whether its own kill landed mid-sync."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    env.pop("IHMT_SYNC_CRASH_AT", None)
-    if crash:
-        env["IHMT_SYNC_CRASH_AT"] = crash
     code = "import sys; from ihmt.sync import sync; sync(sys.argv[1])"
     if say:
         code = (
             "import sys; from ihmt.sync import sync; print('START', flush=True); "
             "sync(sys.argv[1]); print('DONE', flush=True)"
         )
+    args = ["-m", "tests.kill_at", f"sync.{crash}", code] if crash else ["-c", code]
     return subprocess.Popen(
-        [sys.executable, "-c", code, str(ws)],
+        [sys.executable, *args, str(ws)],
         env=env,
         stdout=subprocess.PIPE if say else subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..config import IHMTConfig
 from ..models import MemoryLeaf
+from ..store.leaf_format import leaf_checksum
 from ..text.dates import normalize_timestamp, parse_date
 from ..text.tokens import estimate_tokens
 from .chunk import Chunk
@@ -150,8 +151,7 @@ def prepare_document(
                 position=position,
                 tags=leaf_tags,
                 span={"start_line": chunk.start_line, "end_line": chunk.end_line},
-                checksum="sha256:"
-                + hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest(),
+                checksum=leaf_checksum(content),
                 oversized=bool(chunk.oversized or estimate_tokens(content) > config.max_tokens),
                 title=chunk.title or "",
                 ingested_at=ingested,

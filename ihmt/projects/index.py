@@ -211,7 +211,7 @@ class ProjectIndex:
         config = self.folder / "ihmt_memory" / "ihmt.config.json"
         memory = None
         if config.is_file():
-            memory = IHMT.open(self.folder)
+            memory = IHMT.open(self.folder, extract_facts=False)
             cfg = memory.config
             if any(getattr(cfg, k) != v for k, v in STORE_SETTINGS.items()):
                 memory.close()
@@ -223,8 +223,8 @@ class ProjectIndex:
                 json.dumps({"root": str(self.root), "manifest_version": MANIFEST_VERSION}, indent=2)
                 + "\n",
             )
-            memory = IHMT.initialize(self.folder, **STORE_SETTINGS)
-        memory.set_fact_extraction(False)  # code carries no personal facts
+            # code carries no personal facts: the store is opened without the extractor
+            memory = IHMT.initialize(self.folder, extract_facts=False, **STORE_SETTINGS)
         self._memory = memory
         return memory
 

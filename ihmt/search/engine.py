@@ -29,10 +29,11 @@ from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..models import Hit, SearchResult
 from ..store.catalog import Catalog
+from ..store.leaf_files import read_leaf_file
 from ..text.dates import year_mentions
 from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
-from ..tree.builder import Tree, read_leaf_file
+from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from .bm25 import idf, score_counts
 from .intent import asks_history, months_asked
@@ -83,15 +84,16 @@ class SearchEngine:
         catalog: Catalog,
         config: IHMTConfig,
         time_context: Callable[[], TimeContext] | None = None,
+        dense=None,
     ) -> None:
         self.tree = tree
         self.catalog = catalog
         self.config = config
         self.navigator = Navigator(tree, config.beam_width)
         self.time_context = time_context or TimeContext
-        # optional dense retriever (ihmt/semantic, attached by the facade when semantic is on);
+        # optional dense retriever (ihmt/semantic, given by the facade when semantic is on);
         # None keeps search purely lexical
-        self.dense = None
+        self.dense = dense
 
     def search(
         self,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .embedder import DEFAULT_MODEL, EXTRA_HINT, SemanticUnavailable, missing_modules
 from .fusion import Fusion
-from .hook import attach
+from .hook import SemanticWiring, wiring
 from .vectors import FILENAME
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "FILENAME",
     "Fusion",
     "SemanticUnavailable",
-    "attach",
+    "SemanticWiring",
     "missing_modules",
+    "wiring",
 ]

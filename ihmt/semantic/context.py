@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import threading
 
-_COLUMNS = "id, seq, domain, source, position, timestamp"
-
 
 def _linked(a: tuple, b: tuple) -> bool:
     _, _, domain_a, source_a, pos_a, stamp_a = a
@@ -43,12 +41,10 @@ class Neighbours:
             if n == self._count and seen_seq == self._seen_seq:
                 return
             last_seq = self._tail[1] if self._tail else 0
-            rows = catalog.query(
-                f"SELECT {_COLUMNS} FROM leaves WHERE seq > ? ORDER BY seq", (last_seq,)
-            )
+            rows = catalog.leaves_in_order(after_seq=last_seq)
             if self._count + len(rows) != n:  # something was removed: start over
                 self.prev, self.next, self._tail, self._count = {}, {}, None, 0
-                rows = catalog.query(f"SELECT {_COLUMNS} FROM leaves ORDER BY seq")
+                rows = catalog.leaves_in_order()
             for row in rows:
                 if self._tail is not None and _linked(self._tail, row):
                     self.prev[row[0]] = self._tail[0]

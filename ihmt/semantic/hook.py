@@ -1,10 +1,11 @@
 """Wiring a SemanticIndex into an IHMT instance (called from IHMT.__init__; standard library only).
 
-With ``semantic: true`` the index is attached as ``memory.semantic`` and ``memory.engine.dense``;
-the model itself loads on the first search (or the first large ingest), so opening a store and
-starting a server stay fast. The store's ``index_leaves`` / ``remove_leaves`` are wrapped on
-this instance so every path that indexes or removes leaves (save, ingest, recovery, rebuild,
-reconcile, forget) keeps the vectors in step without the store knowing about them.
+With ``semantic: true`` the index becomes ``memory.semantic`` and ``memory.engine.dense``; the
+model itself loads on the first search (or the first large ingest), so opening a store and
+starting a server stay fast. The index registers as a listener of the write coordinator
+(``on_indexed`` / ``on_removed``), so every path that indexes or removes leaves (save, ingest,
+recovery, rebuild, reconcile, forget) keeps the vectors in step without the coordinator
+knowing what listens.
 
 With ``semantic: false`` but a sidecar left on disk (``ihmt semantic disable`` keeps it), only
 removals are wired: a forgotten memory's vector is deleted even while semantic search is off.
@@ -12,9 +13,14 @@ removals are wired: a forgotten memory's vector is deleted even while semantic s
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .vectors import FILENAME
+
+if TYPE_CHECKING:
+    from .retriever import SemanticIndex
 
 
 def model_setting(config) -> str:
@@ -35,33 +41,25 @@ def fusion_setting(config):
     return Fusion(**overrides)
 
 
-def attach(memory) -> None:
-    memory.semantic = None
+@dataclass
+class SemanticWiring:
+    """What a memory gets from the semantic layer: the index searches use (None when semantic
+    search is off) and the listeners its write coordinator is built with."""
+
+    index: SemanticIndex | None = None
+    on_indexed: list[Callable] = field(default_factory=list)
+    on_removed: list[Callable] = field(default_factory=list)
+
+
+def wiring(memory) -> SemanticWiring:
+    """The index and listeners for ``memory`` (its layout and config are set; its write
+    coordinator is built from the result, so the index only keeps a reference for later)."""
     sidecar = memory.layout.state / FILENAME
     if not memory.config.semantic and not sidecar.exists():
-        return
+        return SemanticWiring()
     from .retriever import SemanticIndex
 
     index = SemanticIndex(memory, model_setting(memory.config), fusion_setting(memory.config))
-    store = memory.store
-    remove = store.remove_leaves
-
-    @functools.wraps(remove)
-    def remove_leaves(leaf_ids):
-        removed = remove(leaf_ids)
-        index.on_removed(list(leaf_ids))
-        return removed
-
-    store.remove_leaves = remove_leaves
     if not memory.config.semantic:
-        return
-    add = store.index_leaves
-
-    @functools.wraps(add)
-    def index_leaves(leaves):
-        add(leaves)
-        index.on_indexed(list(leaves))
-
-    store.index_leaves = index_leaves
-    memory.semantic = index
-    memory.engine.dense = index
+        return SemanticWiring(on_removed=[index.on_removed])
+    return SemanticWiring(index, on_indexed=[index.on_indexed], on_removed=[index.on_removed])

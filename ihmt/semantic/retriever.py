@@ -133,7 +133,7 @@ class SemanticIndex:
         drop vectors of leaves that are gone. Returns the counts and what is still pending."""
         if self.embedder() is None:
             return {"embedded": 0, "dropped": 0, "pending": 0}
-        wanted = dict(self.memory.catalog.query("SELECT id, checksum FROM leaves"))
+        wanted = self.memory.catalog.leaf_checksums()
         have = self.vectors.checksums()
         stale = [i for i in have if i not in wanted]
         dropped = self.vectors.remove(stale) if stale else 0

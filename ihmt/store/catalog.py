@@ -299,7 +299,7 @@ class Catalog:
             return disk_full_error(root, "database or disk is full")
         return read_only_error(root, "its catalog cannot be written")
 
-    def query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+    def _rows(self, sql: str, params: Iterable = ()) -> list[tuple]:
         try:
             return self._conn().execute(sql, tuple(params)).fetchall()
         except sqlite3.DatabaseError as exc:
@@ -408,7 +408,7 @@ class Catalog:
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str, default: str = "0") -> str:
-        rows = self.query("SELECT value FROM meta WHERE key=?", (key,))
+        rows = self._rows("SELECT value FROM meta WHERE key=?", (key,))
         return rows[0][0] if rows else default
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value) -> None:
@@ -441,7 +441,7 @@ class Catalog:
     # -- statistics -------------------------------------------------------------------------
     def corpus_stats(self) -> tuple[int, float]:
         """(number of leaves, average indexed length) for BM25."""
-        rows = self.query("SELECT key, value FROM meta WHERE key IN ('n_leaves', 'total_dl')")
+        rows = self._rows("SELECT key, value FROM meta WHERE key IN ('n_leaves', 'total_dl')")
         data = {k: int(v) for k, v in rows}
         n = data.get("n_leaves", 0)
         avgdl = data.get("total_dl", 0) / n if n else 1.0
@@ -455,7 +455,7 @@ class Catalog:
         for i in range(0, len(terms), 500):
             chunk = terms[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            for term, df in self.query(
+            for term, df in self._rows(
                 f"SELECT term, df FROM terms WHERE term IN ({marks})", chunk
             ):
                 out[term] = df
@@ -553,7 +553,7 @@ class Catalog:
             )
 
     def leaf_row(self, leaf_id: str) -> dict | None:
-        rows = self.query(
+        rows = self._rows(
             "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
             " FROM leaves WHERE id=?",
             (leaf_id,),
@@ -561,7 +561,7 @@ class Catalog:
         return _leaf_dict(rows[0]) if rows else None
 
     def leaves_of_source(self, source: str) -> list[dict]:
-        rows = self.query(
+        rows = self._rows(
             "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
             " FROM leaves WHERE source=? ORDER BY position",
             (source,),
@@ -569,20 +569,33 @@ class Catalog:
         return [_leaf_dict(r) for r in rows]
 
     def all_leaves(self) -> list[dict]:
-        rows = self.query(
+        rows = self._rows(
             "SELECT id, domain, source, position, path, timestamp, data_type, checksum, dl, parent"
             " FROM leaves ORDER BY source, position"
         )
         return [_leaf_dict(r) for r in rows]
 
+    def leaf_checksums(self) -> dict[str, str]:
+        """Every indexed leaf's checksum by id (what the vector sidecar is compared with)."""
+        return dict(self._rows("SELECT id, checksum FROM leaves"))
+
+    def leaves_in_order(self, after_seq: int = 0) -> list[tuple[str, int, str, str, int, str]]:
+        """(id, seq, domain, source, position, timestamp) of the leaves stored after
+        ``after_seq``, in storage order (semantic/context.py links neighbours with them)."""
+        return self._rows(
+            "SELECT id, seq, domain, source, position, timestamp FROM leaves"
+            " WHERE seq > ? ORDER BY seq",
+            (after_seq,),
+        )
+
     def sources(self) -> list[str]:
-        return [r[0] for r in self.query("SELECT DISTINCT source FROM leaves ORDER BY source")]
+        return [r[0] for r in self._rows("SELECT DISTINCT source FROM leaves ORDER BY source")]
 
     def leaf_ids_like(self, prefix: str) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         return [
             r[0]
-            for r in self.query(
+            for r in self._rows(
                 "SELECT id FROM leaves WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT 20",
                 (escaped + "%",),
             )
@@ -620,7 +633,7 @@ class Catalog:
             conn.executemany("UPDATE branches SET parent=? WHERE id=?", branches)
 
     def branch_row(self, branch_id: str) -> dict | None:
-        rows = self.query(
+        rows = self._rows(
             "SELECT id, layer, domain, path, parent FROM branches WHERE id=?", (branch_id,)
         )
         if not rows:
@@ -629,7 +642,7 @@ class Catalog:
         return {"id": r[0], "layer": r[1], "domain": r[2], "path": r[3], "parent": r[4]}
 
     def all_branches(self) -> list[dict]:
-        rows = self.query(
+        rows = self._rows(
             "SELECT id, layer, domain, path, parent FROM branches ORDER BY layer, seq"
         )
         return [
@@ -638,15 +651,15 @@ class Catalog:
 
     def parentless(self) -> list[tuple[str, str, int]]:
         """Every node without a parent: (id, domain, layer), in creation order per layer."""
-        leaves = self.query("SELECT id, domain, 0 FROM leaves WHERE parent IS NULL ORDER BY seq")
-        branches = self.query(
+        leaves = self._rows("SELECT id, domain, 0 FROM leaves WHERE parent IS NULL ORDER BY seq")
+        branches = self._rows(
             "SELECT id, domain, layer FROM branches WHERE parent IS NULL ORDER BY layer, seq"
         )
         return [tuple(r) for r in leaves] + [tuple(r) for r in branches]
 
     def parent_of(self, node_id: str) -> str | None:
         table = "leaves" if node_id.startswith("L-") else "branches"
-        rows = self.query(f"SELECT parent FROM {table} WHERE id=?", (node_id,))
+        rows = self._rows(f"SELECT parent FROM {table} WHERE id=?", (node_id,))
         return rows[0][0] if rows else None
 
     # -- pending writes (crash recovery) -----------------------------------------------------
@@ -655,7 +668,7 @@ class Catalog:
             conn.executemany("INSERT OR REPLACE INTO pending(path, leaf_id) VALUES(?, ?)", entries)
 
     def pending(self) -> list[tuple[str, str]]:
-        return [tuple(r) for r in self.query("SELECT path, leaf_id FROM pending")]
+        return [tuple(r) for r in self._rows("SELECT path, leaf_id FROM pending")]
 
     def clear_pending(self, conn: sqlite3.Connection, paths: Iterable[str]) -> None:
         conn.executemany("DELETE FROM pending WHERE path=?", [(p,) for p in paths])
@@ -668,7 +681,23 @@ class Catalog:
         )
 
     def links(self) -> list[tuple[str, str, str]]:
-        return [tuple(r) for r in self.query("SELECT old_id, new_id, created FROM links")]
+        return [tuple(r) for r in self._rows("SELECT old_id, new_id, created FROM links")]
+
+    def stale_links(self, backed: set[tuple[str, str]]) -> list[tuple[str, str]]:
+        """OUTDATED links no record in ``backed`` (old id, new id) keeps any more, or whose
+        old or new leaf is gone: what a rebuild from the leaves and records would drop."""
+        return [
+            (old, new)
+            for old, new, _ in self.links()
+            if (old, new) not in backed or self.leaf_row(old) is None or self.leaf_row(new) is None
+        ]
+
+    def remove_links(self, conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> None:
+        conn.executemany("DELETE FROM links WHERE old_id=? AND new_id=?", list(pairs))
+
+    def remove_links_of(self, conn: sqlite3.Connection, leaf_ids: Iterable[str]) -> None:
+        """Every link from or to these leaves (they are being forgotten)."""
+        conn.executemany("DELETE FROM links WHERE old_id=? OR new_id=?", [(i, i) for i in leaf_ids])
 
     def add_facts(self, conn: sqlite3.Connection, facts: list[dict]) -> None:
         conn.executemany(
@@ -677,14 +706,14 @@ class Catalog:
         )
 
     def all_facts(self) -> list[dict]:
-        return [json.loads(r[0]) for r in self.query("SELECT data FROM facts ORDER BY rowid")]
+        return [json.loads(r[0]) for r in self._rows("SELECT data FROM facts ORDER BY rowid")]
 
     def counts(self) -> dict:
         """Counters kept in meta by every insert and delete: no table scan, O(1) in n."""
         per_layer: dict[int, int] = {}
         per_domain: dict[str, int] = {}
         leaves = 0
-        for key, value in self.query(
+        for key, value in self._rows(
             "SELECT key, value FROM meta WHERE key LIKE 'branches_layer:%'"
             " OR key LIKE 'leaves_domain:%' OR key='n_leaves'"
         ):

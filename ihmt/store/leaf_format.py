@@ -13,6 +13,7 @@ every platform.
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from ..errors import StoreCorruptError
@@ -45,3 +46,9 @@ def parse_leaf(data: bytes, *, name: str = "leaf") -> tuple[dict, str]:
     if not isinstance(header, dict) or not isinstance(header.get("leaf_id"), str):
         raise StoreCorruptError(f"{name}: header has no leaf_id")
     return header, text[end + len(CLOSE_MARKER) :]
+
+
+def leaf_checksum(text: str) -> str:
+    """The checksum a leaf header carries for its body: ``sha256:`` and the hex digest of
+    the text's UTF-8 bytes (lone surrogates kept, so a body read back matches byte for byte)."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

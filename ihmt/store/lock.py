@@ -109,6 +109,11 @@ class StoreLock:
     def held(self) -> bool:
         return self._depth > 0
 
+    @property
+    def depth(self) -> int:
+        """How many times this process holds the lock (1 = the outermost acquire)."""
+        return self._depth
+
     def __enter__(self) -> StoreLock:
         self.acquire()
         return self

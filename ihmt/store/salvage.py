@@ -17,14 +17,13 @@ quarantines such a file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
 from pathlib import Path
 
 from .ids import LEAF_ID_RE, header_problem, valid_domain, valid_leaf_id
-from .leaf_format import CLOSE_MARKER, OPEN_MARKER
+from .leaf_format import CLOSE_MARKER, OPEN_MARKER, leaf_checksum
 
 _OPEN = OPEN_MARKER.encode()
 _CLOSE = CLOSE_MARKER.encode()
@@ -125,7 +124,7 @@ def salvage(path: Path, data: bytes) -> tuple[dict, str] | None:
         "position": int(position),
         "tags": [],
         "span": {},
-        "checksum": "sha256:" + hashlib.sha256(body_bytes).hexdigest(),
+        "checksum": leaf_checksum(body),
         "oversized": False,
         "title": text("title") or "",
         "ingested_at": text("ingested_at") or mtime,

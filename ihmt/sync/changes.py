@@ -8,14 +8,13 @@ Also here: the check that a leaf or record file is whole before it is shared.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from ..errors import StoreCorruptError
 from ..store.ids import header_problem
-from ..store.leaf_format import parse_leaf
+from ..store.leaf_format import leaf_checksum, parse_leaf
 from ..store.records import tombstoned_ids as recorded_tombstones
 
 LEAF_DIR = "layer_0/"
@@ -110,8 +109,9 @@ def leaf_bytes_valid(data: bytes, path: str) -> bool:
         return False
     if header_problem(header):
         return False  # an id or field that cannot be trusted (it would become a path)
-    digest = "sha256:" + hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
-    return header.get("leaf_id") == leaf_id_of(path) and header.get("checksum") == digest
+    return header.get("leaf_id") == leaf_id_of(path) and header.get("checksum") == leaf_checksum(
+        body
+    )
 
 
 def record_bytes_valid(data: bytes) -> bool:

@@ -37,21 +37,20 @@ aborts a half-done merge, removes git lock files no running git holds, repairs l
 an interrupted checkout cut short (from git's objects), and finishes re-deriving the state.
 No step deletes a leaf that is not gone from the merged tree or covered by a tombstone.
 
-Test hook: ``IHMT_SYNC_CRASH_AT=<step>`` makes the process kill itself (SIGKILL) at that step
-(fetched, committed, merged, applied, reconciled, pushing, pushed), so tests can interrupt a
-sync at exact instants.
+Each step ends at a fault-injection checkpoint (``ihmt.faults``: sync.fetched, sync.committed,
+sync.merged, sync.applied, sync.reconciled, sync.pushing, sync.pushed), where a test can
+interrupt a sync at an exact instant; without a test's handler they do nothing.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..api import IHMT
 from ..errors import StoreLockedError, SyncError
+from ..faults import checkpoint
 from ..store.atomic import atomic_write_bytes
 from ..store.layout import StoreLayout, resolve_workspace
 from ..store.lock import StoreLock
@@ -73,7 +72,6 @@ from .merge import (
     hostile_entry,
     looks_like_memory,
     merge,
-    prune_links,
 )
 from .remote import fetch, push, remote_error
 from .repo import (
@@ -107,11 +105,6 @@ class SyncReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def _crash_point(step: str) -> None:
-    if os.environ.get("IHMT_SYNC_CRASH_AT") == step:
-        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
 # -- entry points ------------------------------------------------------------------------------
@@ -205,7 +198,7 @@ def _sync_locked(
                     _restore_remote(git, previous)  # a typo must not replace a good remote
                 raise
             rbranch, target = remote_branch(git, report.branch, config)
-            _crash_point("fetched")
+            checkpoint("sync.fetched")
         with memory.writing():
             head = _local_phase(memory, git, report, target, url, marker, force)
         marker, force = None, ""
@@ -213,10 +206,10 @@ def _sync_locked(
             break
         if head == target:
             break  # the remote already has everything
-        _crash_point("pushing")
+        checkpoint("sync.pushing")
         if push(git, report.branch, rbranch, url, config):
             report.pushed = True
-            _crash_point("pushed")
+            checkpoint("sync.pushed")
             break
         report.notes.append("the remote changed during the sync; merging again")
     else:
@@ -262,7 +255,7 @@ def _local_phase(
     if pre is None and before_merge:
         pre = before_merge  # first commit ever: it matches the catalog exactly
         write_marker(git, pre=pre, target=target)
-    _crash_point("committed")
+    checkpoint("sync.committed")
     post = before_merge
     if target and not (before_merge and git.ok("merge-base", "--is-ancestor", target, "HEAD")):
         check_target(git, target, url or "origin")
@@ -271,7 +264,7 @@ def _local_phase(
         memory.mark_incomplete("a sync was interrupted after merging files from the remote")
         report.notes += merge(git, root, target, url or "origin")
         post = git.rev("HEAD")
-    _crash_point("merged")
+    checkpoint("sync.merged")
     if before_merge != post:
         report.received = _add(
             report.received,
@@ -280,7 +273,7 @@ def _local_phase(
             ),
         )
     changed = apply_tree_change(memory, git, pre, post) or before_merge != post
-    _crash_point("applied")
+    checkpoint("sync.applied")
     if changed or force or repaired:
         # "rebuild" only for a fresh clone: faster than reconcile on an empty catalog, and
         # no other process can have the old catalog open (a rebuild replaces its file)
@@ -293,8 +286,7 @@ def _local_phase(
         report.notes += [
             n for n in notes if n.startswith(("skipped", "quarantined", "repaired", "cannot read"))
         ]
-        prune_links(memory)
-        _crash_point("reconciled")
+        checkpoint("sync.reconciled")
         again, _ = _commit(git, root, fallbacks, report.notes)
         if again:
             report.committed = _add(report.committed, again)

@@ -4,8 +4,9 @@ A peer's branch is checked first (it must be a memory, and must not track derive
 which git would write over this machine's catalog). The merge itself is plain git with
 rename detection off (similar leaves are different memories, never renames); what git
 cannot finish goes to :mod:`ihmt.sync.resolve`, and a merge that still fails is aborted.
-Afterwards the catalog is brought in line with what git removed or rewrote; new files are
-left to ``IHMT.reconcile``.
+Afterwards the catalog is brought in line with what git removed or rewrote; new files, and
+OUTDATED links whose record or leaves a peer removed, are left to ``IHMT.reconcile`` (its
+record replay prunes links; there is no second pruning here).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 from ..api import IHMT
 from ..errors import SyncError
 from ..store.atomic import atomic_write_bytes
-from ..store.records import read_records
 from ..vcs.gitcmd import Git, git_message
 from .changes import is_leaf_path, leaf_id_of
 from .repo import hostname
@@ -149,26 +149,3 @@ def apply_tree_change(memory: IHMT, git: Git, pre: str | None, post: str | None)
     for path, data in rewritten.items():
         atomic_write_bytes(root / path, data)
     return bool(removed or rewritten)
-
-
-def prune_links(memory: IHMT) -> None:
-    """Drop OUTDATED links whose record is gone (a peer forgot a leaf and deleted the link)
-    or whose leaves are gone: what a rebuild from leaves and records would give."""
-    backed = {
-        (r.get("old_id"), r.get("new_id")) for r in read_records(memory.layout.records, "outdated")
-    }
-    catalog = memory.catalog
-    stale = [
-        (old, new)
-        for old, new, _ in catalog.links()
-        if (old, new) not in backed
-        or catalog.leaf_row(old) is None
-        or catalog.leaf_row(new) is None
-    ]
-    if not stale:
-        return
-    memory.tree.entries()
-    with catalog.transaction() as conn:
-        conn.executemany("DELETE FROM links WHERE old_id=? AND new_id=?", stale)
-        memory.tree._entries_generation = catalog.bump_generation(conn)
-    memory.tree.save_root()

@@ -26,12 +26,10 @@ from pathlib import Path
 
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
-from ..models import MemoryLeaf
 from ..store.atomic import atomic_write_text
 from ..store.catalog import Catalog
-from ..store.ids import header_problem
 from ..store.layout import StoreLayout
-from ..store.leaf_format import parse_leaf
+from ..store.leaf_files import read_leaf_file
 from .refs import (
     date_range,
     exact_terms,
@@ -64,27 +62,6 @@ def branch_layer(node_id: str) -> int:
         return int(node_id[1 : node_id.index("-")])
     except ValueError:
         raise StoreCorruptError(f"malformed node id {node_id!r}") from None
-
-
-def read_leaf_file(path: Path) -> MemoryLeaf:
-    """A leaf from its file; a damaged file, or a header whose id, domain or field types
-    cannot be trusted (they become paths and catalog rows), raises StoreCorruptError."""
-    header, body = parse_leaf(path.read_bytes(), name=path.name)
-    problem = header_problem(header)
-    if problem:
-        raise StoreCorruptError(f"{path.name}: {problem}")
-    return leaf_from_header(header, body)
-
-
-def leaf_from_header(header: dict, body: str) -> MemoryLeaf:
-    known = set(MemoryLeaf.__dataclass_fields__) - {"content"}
-    data = {k: v for k, v in header.items() if k in known and v is not None}
-    data.setdefault("timestamp", "")
-    data.setdefault("data_type", "GENERIC")
-    data.setdefault("domain", "general")
-    data.setdefault("source", "")
-    data.setdefault("position", 0)
-    return MemoryLeaf(content=body, **data)
 
 
 def _in_rank_order(refs: list[dict]) -> list[dict]:
@@ -160,6 +137,20 @@ class Tree:
             raise StoreCorruptError(
                 f"branch {branch_id} is damaged; run `ihmt check --repair`"
             ) from None
+
+    # -- cached state (owned here; others invalidate it through these methods) -------------
+    def adopt_generation(self, generation: int) -> None:
+        """The catalog moved to ``generation`` through a change this writer made and already
+        applied to its trunk in memory (or one that does not touch the trunk: links, facts),
+        so the trunk is not re-read from root.json or rebuilt from the catalog."""
+        self._entries_generation = generation
+
+    def forget_cached(self) -> None:
+        """Drop every cached branch, the trunk and the root (before a rebuild: the files stay
+        and keep serving readers until the new catalog is swapped in)."""
+        self.cache = NodeCache()
+        self._entries = None
+        self._root_cache = None
 
     # -- trunk entries (writers only, under the store lock) ---------------------------------
     def entries(self) -> list[dict]:
