@@ -28,8 +28,8 @@ from .errors import (
     StoreCorruptError,
     StoreNotFoundError,
 )
-from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult
-from .search.engine import SearchEngine, TimeContext
+from .models import CheckReport, IngestReport, MemoryLeaf, SearchResult, TimeContext
+from .search.engine import SearchEngine
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace

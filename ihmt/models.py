@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 
@@ -176,3 +177,27 @@ class CheckReport:
         data = asdict(self)
         data["ok"] = self.ok
         return data
+
+
+@dataclass
+class TimeContext:
+    """What the time layer knows when a search runs."""
+
+    outdated: dict[str, list[str]] = field(default_factory=dict)  # leaf id -> notices
+    replaced_by: dict[str, str] = field(default_factory=dict)  # old leaf id -> new leaf id
+    # question text -> [(leaf id, answers the question)] for questions about a tracked fact
+    # ("where do I live?"): the leaf holding the value asked for first, older values after
+    fact_answers: Callable[[str], list[tuple[str, bool]]] = field(default=lambda text: [])
+    # leaf id -> the words of the replaced values it states, for leaves that also state a
+    # current value: OUTDATED only for a question that uses one of those words
+    stale_words: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def current_for(self, terms: set[str], asked_old: set[str]) -> set[str]:
+        """Leaves that are not out of date for a question with these terms: those whose
+        replaced values it does not mention (``asked_old``: leaves stating an old value of
+        a fact the question asks about stay out of date)."""
+        return {
+            leaf_id
+            for leaf_id, words in self.stale_words.items()
+            if words.isdisjoint(terms) and leaf_id not in asked_old
+        }

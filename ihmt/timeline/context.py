@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..search.engine import TimeContext
+from ..models import TimeContext
 from ..store.records import fact_records
 from ..text.tokenize import terms
 

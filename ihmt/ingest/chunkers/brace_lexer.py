@@ -449,7 +449,7 @@ class BraceScanner:
     def _double_quote(self, t: int, frames: list[list]) -> int:
         text, rules = self.text, self.rules
         if rules.quote_routine:  # prefixed forms: raw, verbatim, interpolated
-            end = _QUOTE_ROUTINES[rules.quote_routine](self, t, frames)
+            end = getattr(self, _QUOTE_ROUTINES[rules.quote_routine])(t, frames)
             if end >= 0:
                 return end
         triple = text.startswith('"""', t)
@@ -601,7 +601,7 @@ class BraceScanner:
 
 # The routines a table's ``quote_routine`` names (brace_languages.QUOTE_ROUTINES).
 _QUOTE_ROUTINES = {
-    "rust_raw": BraceScanner._rust_raw,
-    "cpp_raw": BraceScanner._cpp_raw,
-    "csharp_strings": BraceScanner._csharp_string,
+    "rust_raw": "_rust_raw",
+    "cpp_raw": "_cpp_raw",
+    "csharp_strings": "_csharp_string",
 }
