@@ -96,7 +96,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         # its vectors in step; the model itself loads on the first search
         from .semantic.hook import wiring
 
-        semantic = wiring(self)
+        semantic = wiring(self.semantic_source())
         self.semantic = semantic.index
         # the write coordinator (kept under the name ``store``, which callers already use)
         self.store = WriteCoordinator(

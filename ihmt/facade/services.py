@@ -121,3 +121,21 @@ class ServiceOps:
         """Where the catalog has this leaf's file (relative to the store), or None."""
         row = self.catalog.leaf_row(leaf_id)
         return None if row is None else str(row["path"])
+
+    # --- the semantic layer (a feature the facade wires in) ---
+    def semantic_source(self):
+        """What the semantic index may read from this memory (see semantic/hook.py)."""
+        from ..semantic.hook import SemanticSource
+
+        return SemanticSource(
+            self.layout.state,
+            self.config,
+            self.catalog,
+            lambda leaf_id: self.store.read_leaf(leaf_id),
+        )
+
+    def semantic_sidecar(self) -> Path:
+        """Where the semantic vectors of this memory are kept (a derived file in state/)."""
+        from ..semantic.vectors import FILENAME
+
+        return self.layout.state / FILENAME
