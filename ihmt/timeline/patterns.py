@@ -7,6 +7,9 @@ is cut at the end of its clause and then shaped by kind (a place, an organisatio
 an environment's platform). Every built-in regex uses bounded repetition and captures its
 value inside a lookahead, so scanning is linear in the text and matches never swallow the
 next sentence.
+
+Mostly data (about 730 lines): the built-in fact patterns in English and Spanish, each beside
+the words and checks that keep it linear; one table is easier to audit than several.
 """
 
 from __future__ import annotations

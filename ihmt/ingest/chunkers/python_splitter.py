@@ -19,6 +19,9 @@ Source that does not parse (syntax errors, null bytes, Python 2), and files too 
 quick parse, are structured by indentation instead: cuts only at statement starts outside any
 bracket, string or backslash continuation, as found by ``BraceScanner``; the same rules apply
 there as far as indentation shows them.
+
+One job (about 700 lines): cutting Python at definition boundaries, with the fallback for
+source that does not parse; both paths must produce the same byte-exact tiling.
 """
 
 from __future__ import annotations
