@@ -10,6 +10,8 @@
     │   └── GuiInputError     bad input to the GUI, with a code and parameters the page words
     │       └── OutsideRootError  a path outside the folder tree the GUI may browse
     ├── SecretDetectedError   content looks like it carries a credential
+    ├── SemanticUnavailable   the semantic extra is missing or its model cannot load
+    ├── WireError             an MCP stdio line that cannot go to the SDK (carries its JSON-RPC reply)
     ├── SyncError             `ihmt sync` could not complete (git, the remote, a merge)
     └── ApiError              a GUI request refused with an HTTP status, a code and parameters
 
@@ -18,7 +20,7 @@ Presenters (CLI, MCP, GUI) catch IHMTError and show its message; anything else i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,3 +87,19 @@ class ApiError(IHMTError):
 
 class SyncError(IHMTError):
     """A sync could not complete; the message says what happened and how to continue."""
+
+
+class SemanticUnavailable(IHMTError):
+    """The semantic extra is missing or its model cannot be loaded."""
+
+
+class WireError(IHMTError):
+    """A line that cannot go to the SDK; ``reply`` is the JSON-RPC error answer for it."""
+
+    def __init__(self, code: int, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.reply = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "error": {"code": code, "message": message},
+        }

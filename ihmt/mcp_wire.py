@@ -23,6 +23,8 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
+from .errors import WireError
+
 log = logging.getLogger("ihmt.mcp")
 
 PARSE_ERROR = -32700
@@ -33,18 +35,6 @@ _BRACKET = re.compile(r"[\[\]{}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 Validator = Callable[[str], Any]
-
-
-class WireError(Exception):
-    """A line that cannot go to the SDK; ``reply`` is the JSON-RPC error answer for it."""
-
-    def __init__(self, code: int, message: str, request_id: Any = None) -> None:
-        super().__init__(message)
-        self.reply = {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "error": {"code": code, "message": message},
-        }
 
 
 def _depth(text: str) -> int:

