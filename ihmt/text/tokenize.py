@@ -312,9 +312,7 @@ def terms(text: str) -> list[str]:
     out = []
     for token in tokenize(text):
         if is_term(token):
-            form = normalize(token)
-            # stemming may land on a stop word ("hae" -> "ha"): the word itself is the term
-            out.append(form if is_term(form) else token)
+            out.append(normalize(token))
             if _VERSION_RE.fullmatch(token):
                 out.append("version")  # "PostgreSQL 16.2" answers "which version"
     return out

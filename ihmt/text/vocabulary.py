@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 2  # 2: a stemmed form that is a stop word keeps the word itself
+VOCABULARY_VERSION = 1
 
 _ALIASES = {
     # databases and infrastructure
