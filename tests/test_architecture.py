@@ -3,6 +3,7 @@
 - The import-linter contracts in pyproject.toml (layers, no import cycles between siblings,
   presenters and services kept off the store, tree, catalog and search internals) run here.
 - The public names of the package are pinned.
+- No SQL outside the catalog module (and the semantic sidecar's own module).
 - No module reads another module's private names: no ``from x import _name`` across packages,
   no ``obj._name`` where ``obj`` is not ``self`` or ``cls`` (a short allow-list says why each
   exception is fine).
@@ -206,3 +207,39 @@ def test_the_private_name_checks_see_what_they_look_for(tmp_path) -> None:
         "ihmt/cli.py:6 memory.tree._entries",
         "ihmt/cli.py:8 memory._secret",
     ]
+
+
+# -- SQL -------------------------------------------------------------------------------------------
+
+# the catalog owns every statement on the catalog database; the semantic vectors live in a
+# sidecar database of their own, which only its module opens
+SQL_OWNERS = {"ihmt/store/catalog.py", "ihmt/semantic/vectors.py"}
+_SQL_CALLS = {"execute", "executemany", "executescript"}
+
+
+def sql_outside_owners(root: Path = ROOT) -> list[str]:
+    found = []
+    for path in sorted((root / "ihmt").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in SQL_OWNERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SQL_CALLS
+            ):
+                found.append(f"{rel}:{node.lineno} .{node.func.attr}(...)")
+    return found
+
+
+def test_no_sql_outside_the_catalog() -> None:
+    found = sql_outside_owners()
+    assert not found, "SQL outside the catalog module:\n" + "\n".join(found)
+
+
+def test_the_sql_check_sees_a_statement(tmp_path) -> None:
+    module = tmp_path / "ihmt" / "search" / "sneaky.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('def f(conn):\n    conn.execute("SELECT id FROM leaves")\n', "utf-8")
+    assert sql_outside_owners(tmp_path) == ["ihmt/search/sneaky.py:2 .execute(...)"]
