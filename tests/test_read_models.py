@@ -53,3 +53,19 @@ def test_fact_read_models_follow_time(memory):
     before = memory.generation()
     memory.save("Unrelated note.")
     assert memory.generation() != before
+
+
+def test_holds_store_answers_like_locate_then_store_exists(tmp_path, memory, workspace):
+    from ihmt import IHMT
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    lookalike = tmp_path / "lookalike"  # a folder holding a root.json but no store inside
+    lookalike.mkdir()
+    (lookalike / "root.json").write_text("{}", encoding="utf-8")
+    store_folder = IHMT.store_folder(workspace)
+    for folder in (workspace, store_folder, plain, lookalike, tmp_path / "missing"):
+        expected = IHMT.store_exists(IHMT.locate(folder))
+        assert IHMT.holds_store(folder) == expected, folder
+    assert IHMT.holds_store(workspace) and IHMT.holds_store(store_folder)
+    assert not IHMT.holds_store(plain)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..models import IngestReport, MemoryLeaf
 from ..store.atomic import atomic_write_text
-from ..store.layout import StoreLayout, resolve_workspace
+from ..store.layout import StoreLayout, holds_store, resolve_workspace
 
 
 class ServiceOps:
@@ -32,6 +32,12 @@ class ServiceOps:
     def store_exists(workspace) -> bool:
         """Whether an already located workspace holds a store (one that ``open`` accepts)."""
         return StoreLayout(Path(workspace)).exists()
+
+    @staticmethod
+    def holds_store(folder) -> bool:
+        """Whether a user-given folder (a workspace or a store folder) holds a store: the same
+        answer as ``store_exists(locate(folder))``, cheap enough to ask of every listed folder."""
+        return holds_store(folder)
 
     @staticmethod
     def write_file(path: Path, data: bytes) -> None:

@@ -36,6 +36,7 @@ log = logging.getLogger("ihmt.gui")
 HOST = "127.0.0.1"
 MAX_BODY = 64 * 1024
 MAX_TOKEN_CHARS = 256
+SWITCH_INTERVAL = 0.001  # seconds the interpreter lets one thread run; see GuiServer
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\.(html|css|js)")
 CONTENT_TYPES = {
@@ -64,6 +65,12 @@ class GuiServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, app: GuiApp, port: int = 0, token: str | None = None) -> None:
+        # Each request is a thread. A thread that waits on the disk must win the interpreter back
+        # from one busy listing a big folder, and by default that takes up to 5 ms each time it
+        # comes back from the disk: a quick call doing a dozen file checks then waits 50 ms and
+        # more. A 1 ms switch interval keeps such waits short; the GUI is interactive, so the
+        # little throughput it costs does not matter.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         super().__init__((HOST, port), GuiHandler)
         self.app = app
         self.token = token or secrets.token_urlsafe(32)

@@ -28,7 +28,6 @@ from ..errors import GuiInputError, OutsideRootError
 
 LIST_PAGE = 200  # folders per page of the folder browser
 LIST_PAGE_MAX = 1000
-YIELD_EVERY = 128  # entries scanned between two chances for other threads to run
 PREVIEW_TTL = 600.0  # seconds a preview stays confirmable
 MAX_PREVIEWS = 32
 MAX_JSON_BYTES = 1_000_000  # an existing .mcp.json larger than this is refused, not parsed
@@ -93,9 +92,7 @@ class FolderFence:
         hidden_count = 0
         try:
             with os.scandir(folder) as scan:
-                for count, entry in enumerate(scan):
-                    if count % YIELD_EVERY == YIELD_EVERY - 1:
-                        time.sleep(0)  # hand the interpreter to the other requests' threads
+                for entry in scan:
                     inside, target = self._inside_dir(entry)
                     if not inside:
                         continue
@@ -117,7 +114,7 @@ class FolderFence:
                 "path": str(target),
                 "hidden": name.startswith("."),
                 "store": _looks_like_store(target),
-                "mcp_json": (target / ".mcp.json").is_file(),
+                "mcp_json": os.path.isfile(os.path.join(target, ".mcp.json")),
             }
             for name, target in ((n, t or folder / n) for n, t in page)
         ]
@@ -163,8 +160,8 @@ class FolderFence:
 
 def _looks_like_store(folder: Path) -> bool:
     try:
-        return IHMT.store_exists(IHMT.locate(folder))
-    except OSError:
+        return IHMT.holds_store(folder)
+    except (OSError, ValueError):
         return False
 
 

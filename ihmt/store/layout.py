@@ -38,6 +38,23 @@ def resolve_workspace(path: str | os.PathLike | None) -> Path:
     return base
 
 
+def holds_store(folder: str | os.PathLike) -> bool:
+    """``StoreLayout(resolve_workspace(folder)).exists()`` with plain string paths: the GUI asks
+    it of every folder on a page of a listing, where building Path objects was most of the
+    cost (and of the time other requests waited for the interpreter)."""
+    path = os.path.abspath(os.path.expanduser(os.fspath(folder)))
+    workspace = path
+    if os.path.basename(path) == STORE_DIRNAME or (
+        os.path.isfile(os.path.join(path, "root.json"))
+        and not os.path.exists(os.path.join(path, STORE_DIRNAME))
+    ):
+        workspace = os.path.dirname(path)
+    store = os.path.join(workspace, STORE_DIRNAME)
+    return os.path.isfile(os.path.join(store, "root.json")) or os.path.isfile(
+        os.path.join(store, "ihmt.config.json")
+    )
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
