@@ -20,12 +20,19 @@ Questions run in-process through the hook's own handler (the subprocess adds onl
 which the latency figures measure separately).
 
     python3 benchmarks/hooks.py [--conversations conv-26,conv-30] [--latency-sample 40] [--no-write]
+    python3 benchmarks/hooks.py --held-out conv-41,conv-42,conv-43
+
+Tuning (thresholds in ihmt/loop/recall.py, the extractor's rules) uses conv-26 and conv-30 only,
+the default. ``--held-out`` runs other conversations once, as a check of that tuning, and
+writes its own section so the two are never mixed up. The machine's load average is reported
+next to the latency: other jobs on a 2-core machine move it a lot.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -37,6 +44,7 @@ from pathlib import Path
 from common import ROOT, FlatBM25, machine, percentile, write_section
 from locomo import DATA, evidence_ids, parse_session_date
 
+TUNING = ("conv-26", "conv-30")  # the only conversations thresholds and rules are tuned on
 CODING_PROMPTS = [
     "fix this test",
     "run the linter and fix what it reports",
@@ -261,7 +269,10 @@ def compaction_check(sample: dict, workdir: Path) -> tuple[int, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--conversations", default="")
+    parser.add_argument("--conversations", default=",".join(TUNING))
+    parser.add_argument(
+        "--held-out", default="", help="conversations never tuned on (e.g. conv-41)"
+    )
     parser.add_argument("--latency-sample", type=int, default=30)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
@@ -270,9 +281,13 @@ def main() -> int:
         (p for p in (DATA, ROOT.parents[1] / DATA.relative_to(ROOT.parent)) if p.exists()), DATA
     )
     samples = json.loads(data.read_text(encoding="utf-8"))
-    if args.conversations:
-        wanted = set(args.conversations.split(","))
-        samples = [s for s in samples if s["sample_id"] in wanted]
+    chosen = args.held_out or args.conversations
+    wanted = [c.strip() for c in chosen.split(",") if c.strip()]
+    if args.held_out and set(wanted) & set(TUNING):
+        parser.error(f"--held-out must not include the tuning conversations {TUNING}")
+    samples = [s for s in samples if s["sample_id"] in wanted]
+    if not samples:
+        parser.error(f"no LoCoMo conversation named {chosen!r}")
     workdir = Path(tempfile.mkdtemp(prefix="ihmt-hooks-"))
     results = [run_conversation(s, workdir, args.latency_sample) for s in samples]
     once, ten = compaction_check(samples[0], workdir)
@@ -291,8 +306,10 @@ def main() -> int:
     injected = [r["tokens"] for r in rows if r["tokens"]]
     cat5 = [hit for kind, hit in unrelated if kind == "cat5"]
     coding = [hit for kind, hit in unrelated if kind == "coding"]
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
-        f"Machine: {machine()}. Conversations: {', '.join(r['conv'] for r in results)} "
+        f"Machine: {machine()}; load average (1/5/15 min) at the end: {load}. "
+        f"{'HELD-OUT (not tuned on)' if args.held_out else 'Tuning set'}: conversations: {', '.join(r['conv'] for r in results)} "
         f"({len(rows)} questions with evidence, {sessions} sessions).",
         "",
         "| measure | hooks (capture + recall) | baseline: raw turns, flat BM25 top 3 |",
@@ -323,7 +340,8 @@ def main() -> int:
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
-        write_section("Agent hooks on LoCoMo (benchmarks/hooks.py)", body)
+        title = "Agent hooks on LoCoMo (benchmarks/hooks.py)"
+        write_section(title + (", held-out conversations" if args.held_out else ""), body)
     return 0
 
 
