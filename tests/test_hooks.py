@@ -412,3 +412,21 @@ def test_coding_prompts_and_acknowledgements_recall_nothing(ws):
             assert memory.prompt_recall(prompt) == "", prompt
     finally:
         memory.close()
+
+
+def test_the_installed_hook_command_skips_the_command_line(ws, repo):
+    """Every prompt pays the hook's start-up: the entry must not load the CLI's modules."""
+    cmd = settings.hook_command("claude", ws)
+    assert "main.py" not in cmd and settings.MARK in cmd  # uninstall still finds it
+    data = json.dumps(payload("UserPromptSubmit", repo, prompt="what is our staging database?"))
+    run = subprocess.run(
+        ["sh", "-c", cmd],
+        input=data.encode(),
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert run.returncode == 0
+    imported = run.stderr.decode("utf-8", "replace")
+    assert "ihmt.hooks.run" in imported and "ihmt.api" in imported
+    assert "ihmt.cli" not in imported and "argparse" not in imported
