@@ -353,8 +353,14 @@ def test_a_speaker_label_stays_on_what_is_kept():
 def test_chit_chat_about_the_listener_is_not_saved_but_plain_statements_are():
     from ihmt.loop.extract import extract
 
-    for chat in ("You'd be a great counselor!", "Your energy will be so contagious!"):
-        assert extract([_user(chat)]) == []
+    for chat in (
+        "You'd be a great counselor!",
+        "Your energy will be so contagious!",
+        "Wow, combining your two interests into a store is super cool.",
+    ):
+        assert extract([_user(chat)]) == [], chat
+    (mine,) = extract([_user("Your idea works, so I switched our CI to it.")])
+    assert "switched our CI" in mine.text  # the speaker's own news is kept
     (item,) = extract([_user("The store's doing great since the new sign went up.")])
     assert "store's doing great" in item.text
 
@@ -430,3 +436,11 @@ def test_the_installed_hook_command_skips_the_command_line(ws, repo):
     imported = run.stderr.decode("utf-8", "replace")
     assert "ihmt.hooks.run" in imported and "ihmt.api" in imported
     assert "ihmt.cli" not in imported and "argparse" not in imported
+
+
+def test_once_one_memory_answers_others_about_the_name_holding_some_words_come_along(people):
+    people.save("Caroline: The pottery teacher showed me how to glaze.", timestamp="2023-07-10")
+    ctx = people.prompt_recall("When did Caroline go to the pottery class?")
+    assert "made a blue bowl" in ctx  # holds "pottery" and "class": it qualifies the prompt
+    assert "how to glaze" in ctx  # holds only "pottery": alone it would not, as a companion yes
+    assert "adoption paperwork" not in ctx  # about Caroline but holds none of the words

@@ -67,9 +67,9 @@ _STATEMENT = re.compile(
     r"\w+'(s|re|ve|ll|d))\b",
     re.I,
 )
-# a sentence about the listener ("you'd be a great counselor", "your code is wrong") says
-# nothing a later session needs about the speaker's world
-_ABOUT_LISTENER = re.compile(r"^\W*(you|your|you're|you've|you'd|you'll)\b", re.I)
+# a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
+# your two interests is cool") says nothing a later session needs about the speaker's world
+_LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
 # "Caroline: I went …": a message that names its speaker keeps the name on what is kept
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):[ \t]+(?=\S)")
 _NOT_SPEAKERS = {
@@ -129,8 +129,10 @@ def durable_sentence(sentence: str) -> str:
         return ""
     if CORRECTION.search(sentence):
         return "correction"
-    if _REQUEST.search(sentence) or _ABOUT_LISTENER.search(sentence):
+    if _REQUEST.search(sentence):
         return ""
+    if _LISTENER.search(sentence) and not _FIRST_PERSON.search(sentence):
+        return ""  # about the listener, not the speaker
     if DECISION.search(sentence):
         return "decision"
     if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):

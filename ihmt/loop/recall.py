@@ -34,6 +34,7 @@ PROMPT_HITS = 3
 # words, and no memory about something else may hold more (calibrated on benchmarks/hooks.py)
 NAMED_COVERAGE = 0.4
 NAMED_HITS = 5  # memories about a name are short and specific: a few more fit the budget
+NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
 NAMED_SCAN = 10  # memories looked at to find the ones about the name and the ones not
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):\s")
@@ -119,8 +120,9 @@ def _mentions(content: str, names: list[str]) -> bool:
 
 
 def _named_hits(result, text: str, names: list[str]) -> list:
-    """The hits about the prompt's names holding enough of its other words, or [] when a
-    memory about something else holds those words better (the wrong person was asked about)."""
+    """The hits about the prompt's names, when one of them holds enough of the prompt's other
+    words, or [] when a memory about something else holds those words better (the wrong
+    person was asked about). The others about the name come along when they hold some."""
     name_terms = {t for n in names for t in terms(n)}
     rest = [
         t for t in dict.fromkeys(terms(text)) if t not in name_terms and not _DATE_WORDS.match(t)
@@ -132,7 +134,12 @@ def _named_hits(result, text: str, names: list[str]) -> list:
     about = [h for h in result.hits if is_about(h.content, names)]
     others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
     elsewhere = max((share(h) for h in others), default=0.0)
-    return [h for h in about[:NAMED_HITS] if share(h) >= NAMED_COVERAGE and share(h) >= elsewhere]
+    if not about:
+        return []
+    lead = max(about, key=share)
+    if share(lead) < NAMED_COVERAGE or share(lead) < elsewhere:
+        return []
+    return [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
 
 
 def _confident_hits(result, text: str) -> list:
