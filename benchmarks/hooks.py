@@ -353,6 +353,8 @@ def main() -> int:
         f"{statistics.mean(r['base_tokens'] for r in rows):.0f} |",
         f"| prompts that inject anything (questions with evidence) | "
         f"{share(bool(r['tokens']) for r in rows)} | 100 % |",
+        f"| unrelated prompts that inject anything, overall ({len(cat5) + len(coding)}) | "
+        f"{share(cat5 + coding)} | 100 % |",
         f"| unrelated prompts that inject anything: category 5 ({len(cat5)}) | {share(cat5)} | "
         "100 % |",
         f"| unrelated prompts that inject anything: coding prompts ({len(coding)}) | "
