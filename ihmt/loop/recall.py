@@ -96,7 +96,7 @@ def _speaker(content: str) -> str:
 
 
 def _names_match(name: str, speaker: str) -> bool:
-    """ "Mel" names the speaker "Melanie"; "Jon" names "Jon Smith"."""
+    """A short name names the speaker: "Mel" for "Melanie", "Jon" for "Jon Smith"."""
     name = name.lower()
     return bool(speaker) and (speaker.startswith(name) or name.startswith(speaker.split()[0]))
 
@@ -139,7 +139,8 @@ def _named_hits(result, text: str, names: list[str]) -> list:
     lead = max(about, key=share)
     if share(lead) < NAMED_COVERAGE or share(lead) < elsewhere:
         return []
-    return [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
+    picked = [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
+    return picked if lead in picked else [lead, *picked[: NAMED_HITS - 1]]
 
 
 def _confident_hits(result, text: str) -> list:
