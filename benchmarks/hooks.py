@@ -13,19 +13,28 @@ sent as a UserPromptSubmit payload. Reported:
   coding prompts;
 - memories captured per session; the same session captured over 10 compactions (nothing
   twice);
-- hook latency, median and p95, including interpreter start (subprocess runs on a sample).
+- hook latency, median and p95, including interpreter start (subprocess runs on a sample of
+  the command `hooks install` writes, with the package's bytecode written first as an install
+  does), and what a bare interpreter and importing the facade cost on their own.
 
 Baseline in the same run: every turn stored raw, the flat-BM25 top 3 injected for every prompt.
 Questions run in-process through the hook's own handler (the subprocess adds only start-up,
 which the latency figures measure separately).
 
     python3 benchmarks/hooks.py [--conversations conv-26,conv-30] [--latency-sample 40] [--no-write]
+    python3 benchmarks/hooks.py --held-out conv-41,conv-42,conv-43
+
+Tuning (thresholds in ihmt/loop/recall.py, the extractor's rules) uses conv-26 and conv-30 only,
+the default. ``--held-out`` runs other conversations once, as a check of that tuning, and
+writes its own section so the two are never mixed up. The machine's load average is reported
+next to the latency: other jobs on a 2-core machine move it a lot.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -37,6 +46,7 @@ from pathlib import Path
 from common import ROOT, FlatBM25, machine, percentile, write_section
 from locomo import DATA, evidence_ids, parse_session_date
 
+TUNING = ("conv-26", "conv-30")  # the only conversations thresholds and rules are tuned on
 CODING_PROMPTS = [
     "fix this test",
     "run the linter and fix what it reports",
@@ -111,19 +121,44 @@ def transcript_lines(session_id: str, when: str, turns: list[dict], cwd: str) ->
     return lines
 
 
-def hook_cmd(ws: Path) -> list[str]:
-    return [sys.executable, str(ROOT / "main.py"), "hooks", "run", "--agent", "claude"] + [
-        "--path",
-        str(ws),
-    ]
+def hook_cmd(ws: Path) -> str:
+    """The command `hooks install` writes into the agent's settings (run through a shell)."""
+    from ihmt.loop.settings import hook_command
+
+    return hook_command("claude", ws, python=sys.executable)
 
 
 def run_hook(ws: Path, payload: dict) -> tuple[str, float]:
     t0 = time.perf_counter()
     done = subprocess.run(
-        hook_cmd(ws), input=json.dumps(payload).encode(), capture_output=True, timeout=120
+        ["sh", "-c", hook_cmd(ws)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=120,
     )
     return done.stdout.decode("utf-8", "replace"), (time.perf_counter() - t0) * 1000
+
+
+def compile_bytecode() -> None:
+    """Write the package's bytecode, as pip does at install: without it (PYTHONDONTWRITEBYTECODE
+    is set in some sandboxes) every hook start compiles every module from source, which the
+    agent on a real install never pays."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "ihmt")],
+        capture_output=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+        timeout=600,
+    )
+
+
+def floor_ms(code: str, runs: int = 15) -> float:
+    """Median wall time of a bare interpreter running ``code``: what any hook pays."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, cwd=ROOT)
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
 
 
 def context_of(stdout: str) -> str:
@@ -261,7 +296,10 @@ def compaction_check(sample: dict, workdir: Path) -> tuple[int, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--conversations", default="")
+    parser.add_argument("--conversations", default=",".join(TUNING))
+    parser.add_argument(
+        "--held-out", default="", help="conversations never tuned on (e.g. conv-41)"
+    )
     parser.add_argument("--latency-sample", type=int, default=30)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
@@ -270,12 +308,18 @@ def main() -> int:
         (p for p in (DATA, ROOT.parents[1] / DATA.relative_to(ROOT.parent)) if p.exists()), DATA
     )
     samples = json.loads(data.read_text(encoding="utf-8"))
-    if args.conversations:
-        wanted = set(args.conversations.split(","))
-        samples = [s for s in samples if s["sample_id"] in wanted]
+    chosen = args.held_out or args.conversations
+    wanted = [c.strip() for c in chosen.split(",") if c.strip()]
+    if args.held_out and set(wanted) & set(TUNING):
+        parser.error(f"--held-out must not include the tuning conversations {TUNING}")
+    samples = [s for s in samples if s["sample_id"] in wanted]
+    if not samples:
+        parser.error(f"no LoCoMo conversation named {chosen!r}")
     workdir = Path(tempfile.mkdtemp(prefix="ihmt-hooks-"))
+    compile_bytecode()
     results = [run_conversation(s, workdir, args.latency_sample) for s in samples]
     once, ten = compaction_check(samples[0], workdir)
+    start_ms, facade_ms = floor_ms("pass"), floor_ms("import ihmt.api")
     rows = [r for res in results for r in res["rows"]]
     unrelated = [u for res in results for u in res["unrelated"]]
     latency = [ms for res in results for ms in res["latency"]]
@@ -291,8 +335,10 @@ def main() -> int:
     injected = [r["tokens"] for r in rows if r["tokens"]]
     cat5 = [hit for kind, hit in unrelated if kind == "cat5"]
     coding = [hit for kind, hit in unrelated if kind == "coding"]
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
-        f"Machine: {machine()}. Conversations: {', '.join(r['conv'] for r in results)} "
+        f"Machine: {machine()}; load average (1/5/15 min) at the end: {load}. "
+        f"{'HELD-OUT (not tuned on)' if args.held_out else 'Tuning set'}: conversations: {', '.join(r['conv'] for r in results)} "
         f"({len(rows)} questions with evidence, {sessions} sessions).",
         "",
         "| measure | hooks (capture + recall) | baseline: raw turns, flat BM25 top 3 |",
@@ -307,6 +353,8 @@ def main() -> int:
         f"{statistics.mean(r['base_tokens'] for r in rows):.0f} |",
         f"| prompts that inject anything (questions with evidence) | "
         f"{share(bool(r['tokens']) for r in rows)} | 100 % |",
+        f"| unrelated prompts that inject anything, overall ({len(cat5) + len(coding)}) | "
+        f"{share(cat5 + coding)} | 100 % |",
         f"| unrelated prompts that inject anything: category 5 ({len(cat5)}) | {share(cat5)} | "
         "100 % |",
         f"| unrelated prompts that inject anything: coding prompts ({len(coding)}) | "
@@ -315,6 +363,8 @@ def main() -> int:
         f"{turns / max(sessions, 1):.1f} (every turn) |",
         f"| UserPromptSubmit latency incl. interpreter start, median / p95 ({len(latency)} runs) "
         f"| {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} ms | – |",
+        f"| of which: interpreter start / start plus importing the facade (`ihmt.api`), "
+        f"median | {start_ms:.0f} / {facade_ms:.0f} ms | – |",
         f"| capture at session end, median / p95 ({len(capture)} sessions) | "
         f"{statistics.median(capture):.0f} / {percentile(capture, 0.95):.0f} ms | – |",
         f"| one session captured once vs over 10 compactions (memories; negative = "
@@ -323,7 +373,8 @@ def main() -> int:
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
-        write_section("Agent hooks on LoCoMo (benchmarks/hooks.py)", body)
+        title = "Agent hooks on LoCoMo (benchmarks/hooks.py)"
+        write_section(title + (", held-out conversations" if args.held_out else ""), body)
     return 0
 
 

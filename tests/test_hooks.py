@@ -329,3 +329,118 @@ def test_project_scope_and_status(isolated_home, repo, tmp_path):
     assert rows[("claude", "user")].action == "not installed"
     settings.uninstall("codex", "project", cwd=repo)
     assert not (repo / ".codex").exists()
+
+
+# --- what capture keeps and what recall says, tuned on benchmarks/hooks.py (issue 19) ---
+
+
+def _user(text: str):
+    from ihmt.loop.transcript import Turn
+
+    return Turn("user", text, "2023-05-08T13:56:00Z")
+
+
+def test_a_speaker_label_stays_on_what_is_kept():
+    from ihmt.loop.extract import extract
+
+    (item,) = extract([_user("Caroline: Hey Mel! I went to a LGBTQ support group yesterday.")])
+    assert item.text == "Caroline: I went to a LGBTQ support group yesterday."
+    assert item.timestamp == "2023-05-08T13:56:00Z"  # dated by the message, not the capture
+    (fix,) = extract([_user("Correction: the staging port is 8080 now.")])
+    assert fix.correction and fix.text.startswith("Correction:")  # a cue, not a speaker
+
+
+def test_chit_chat_about_the_listener_is_not_saved_but_plain_statements_are():
+    from ihmt.loop.extract import extract
+
+    for chat in (
+        "You'd be a great counselor!",
+        "Your energy will be so contagious!",
+        "Wow, combining your two interests into a store is super cool.",
+    ):
+        assert extract([_user(chat)]) == [], chat
+    (mine,) = extract([_user("Your idea works, so I switched our CI to it.")])
+    assert "switched our CI" in mine.text  # the speaker's own news is kept
+    (item,) = extract([_user("The store's doing great since the new sign went up.")])
+    assert "store's doing great" in item.text
+
+
+def test_prompt_names_skip_question_words_dates_and_a_capitalised_first_word():
+    from ihmt.loop.recall import prompt_names
+
+    assert prompt_names("Fix the failing test in utils") == []
+    assert prompt_names("What did Jon's store sell in August 2023?") == ["Jon"]
+    assert prompt_names("Is Oscar Melanie's pet?") == ["Oscar", "Melanie"]
+    assert prompt_names("Caroline's bowl: who made it?") == ["Caroline"]
+
+
+@pytest.fixture
+def people(ws):
+    memory = IHMT.open(ws)
+    for text, when in (
+        ("Caroline: I went to a pottery class last Saturday and made a blue bowl.", "2023-07-03"),
+        ("Caroline: My mentor helps me with the adoption paperwork.", "2023-06-27"),
+        ("Melanie: I painted a sunrise over the lake with my kids.", "2023-05-08"),
+        ("Melanie: We camped in the mountains and roasted marshmallows.", "2023-06-10"),
+    ):
+        memory.save(text, timestamp=when)
+    yield memory
+    memory.close()
+
+
+def test_a_named_question_recalls_that_persons_memory_dated(people):
+    ctx = people.prompt_recall("When did Caroline go to the pottery class?")
+    assert "pottery class" in ctx and "2023-07-03" in ctx and "sunrise" not in ctx
+    assert "2023-05-08" in people.prompt_recall("When did Melanie paint a sunrise?")
+
+
+def test_a_question_about_the_wrong_person_recalls_nothing(people):
+    # the pottery class and the mentor are Caroline's, the camping Melanie's: a block about
+    # them would mislead an agent asked about the other one (the search alone finds them)
+    assert (
+        "pottery"
+        in people.search("What blue bowl did Melanie make at the pottery class?").best.content
+    )
+    for wrong in (
+        "What blue bowl did Melanie make at the pottery class?",
+        "Who helps Melanie with the adoption paperwork?",
+        "Where did Caroline camp in the mountains?",
+        "When did Melanie go to Barcelona?",  # never mentioned at all
+    ):
+        assert people.prompt_recall(wrong) == "", wrong
+
+
+def test_coding_prompts_and_acknowledgements_recall_nothing(ws):
+    memory = IHMT.open(ws)
+    try:
+        memory.save("Yes, do it with the Makefile target deploy-staging.")
+        for prompt in ("yes do it", "yes, do it", "fix this test"):
+            assert memory.prompt_recall(prompt) == "", prompt
+    finally:
+        memory.close()
+
+
+def test_the_installed_hook_command_skips_the_command_line(ws, repo):
+    """Every prompt pays the hook's start-up: the entry must not load the CLI's modules."""
+    cmd = settings.hook_command("claude", ws)
+    assert "main.py" not in cmd and settings.MARK in cmd  # uninstall still finds it
+    data = json.dumps(payload("UserPromptSubmit", repo, prompt="what is our staging database?"))
+    run = subprocess.run(
+        ["sh", "-c", cmd],
+        input=data.encode(),
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert run.returncode == 0
+    imported = run.stderr.decode("utf-8", "replace")
+    assert "ihmt.hooks.run" in imported and "ihmt.api" in imported
+    assert "ihmt.cli" not in imported and "argparse" not in imported
+
+
+def test_once_one_memory_answers_others_about_the_name_holding_some_words_come_along(people):
+    people.save("Caroline: The pottery teacher showed me how to glaze.", timestamp="2023-07-10")
+    ctx = people.prompt_recall("When did Caroline go to the pottery class?")
+    assert "made a blue bowl" in ctx  # holds "pottery" and "class": it qualifies the prompt
+    assert "how to glaze" in ctx  # holds only "pottery": alone it would not, as a companion yes
+    assert "adoption paperwork" not in ctx  # about Caroline but holds none of the words

@@ -145,5 +145,18 @@ def run(agent: str, workspace: str | None, stdin=None, stdout=None) -> int:
     return 0
 
 
+def main(argv: list[str]) -> int:
+    """``[hooks run] --agent NAME [--path W]``: the agent's per-event command; unknown words
+    are ignored, never an error (the agent must not be disturbed)."""
+    agent, path = "claude", None
+    items = iter(argv)
+    for item in items:
+        if item == "--agent":
+            agent = next(items, agent)
+        elif item == "--path":
+            path = next(items, None)
+    return run(agent, workspace_arg(path))
+
+
 def workspace_arg(value: str | None) -> str | None:
     return str(Path(value).expanduser()) if value else None

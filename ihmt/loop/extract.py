@@ -48,7 +48,7 @@ _REQUEST = re.compile(
     r"lets|go|continue|do|commit|push|review|summarize|describe)\b",
     re.I,
 )
-_ACK = re.compile(
+ACK = re.compile(
     r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
     r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
     re.I,
@@ -60,7 +60,42 @@ _EXPLAINS = re.compile(
     re.I,
 )
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine)\b", re.I)
-_STATEMENT = re.compile(r"\b(is|are|was|were|has|have|had|runs|uses|lives|works|went|got)\b", re.I)
+_STATEMENT = re.compile(
+    r"\b(is|are|was|were|has|have|had|runs|uses|lives|works|went|got|been|will|would|can|"
+    r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
+    r"wants?|needs?|plans?|hopes?|started|finished|joined|visited|moved|bought|made|took|"
+    r"\w+'(s|re|ve|ll|d))\b",
+    re.I,
+)
+# a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
+# your two interests is cool") says nothing a later session needs about the speaker's world
+_LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
+# "Caroline: I went …": a message that names its speaker keeps the name on what is kept
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):[ \t]+(?=\S)")
+_NOT_SPEAKERS = {
+    "note",
+    "correction",
+    "update",
+    "edit",
+    "fyi",
+    "ps",
+    "todo",
+    "error",
+    "warning",
+    "actually",
+    "re",
+    "q",
+    "a",
+    "question",
+    "answer",
+    "important",
+    "summary",
+    "context",
+    "nb",
+    "tip",
+    "http",
+    "https",
+}
 
 
 @dataclass
@@ -96,6 +131,8 @@ def durable_sentence(sentence: str) -> str:
         return "correction"
     if _REQUEST.search(sentence):
         return ""
+    if _LISTENER.search(sentence) and not _FIRST_PERSON.search(sentence):
+        return ""  # about the listener, not the speaker
     if DECISION.search(sentence):
         return "decision"
     if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):
@@ -103,16 +140,26 @@ def durable_sentence(sentence: str) -> str:
     return ""
 
 
+def speaker_of(text: str) -> tuple[str, str]:
+    """("Caroline", rest) for a message that starts with a speaker label, else ("", text)."""
+    match = _SPEAKER.match(text)
+    if not match or match.group(1).lower() in _NOT_SPEAKERS:
+        return "", text
+    return match.group(1), text[match.end() :]
+
+
 def _from_user(turn: Turn) -> Captured | None:
+    speaker, body = speaker_of(turn.text)
     kept, kinds = [], []
-    for sentence in sentences(turn.text):
+    for sentence in sentences(body):
         kind = durable_sentence(sentence)
         if kind:
             kept.append(sentence)
             kinds.append(kind)
     if not kept:
         return None
-    text = " ".join(kept)[:MAX_MEMORY_CHARS]
+    text = (f"{speaker}: " if speaker else "") + " ".join(kept)
+    text = text[:MAX_MEMORY_CHARS]
     kind = next((k for k in ("correction", "rule", "decision") if k in kinds), "statement")
     return Captured(text, turn.timestamp, kind, correction=kind == "correction")
 
@@ -136,7 +183,7 @@ def extract(turns: list[Turn]) -> list[Captured]:
                 out.append(item)
             continue
         reply = next((t for t in turns[i + 1 :] if t.role == "user"), None)
-        if reply is None or not _ACK.search(reply.text) or _REJECT.search(reply.text):
+        if reply is None or not ACK.search(reply.text) or _REJECT.search(reply.text):
             continue
         text = _explanation(turn)
         if text:

@@ -2,16 +2,24 @@
 
 Both are plain text wrapped in ``<ihmt-memory …>`` tags (the usage rules in
 templates/memory-instructions.md tell the agent what they are), dated, and bounded in tokens.
-Both say nothing rather than something weak: a prompt gets memories only when the search is
-confident and the memory covers most of what the prompt asks, so "fix this test" adds nothing.
+Both say nothing rather than something weak. A prompt that names someone or something
+("When did Caroline move?", "what did we decide about Postgres?") gets the memories that are
+about what it names — the memory's speaker, or the name in its words — and that hold enough of
+the prompt's other words, and only when no memory about something else holds those words
+better (then the prompt is asking about the wrong person or thing, and a block would mislead).
+A prompt that names nothing gets memories only when the search is confident and the memory
+covers most of what the prompt asks, so "fix this test" adds nothing.
 """
 
 from __future__ import annotations
 
+import re
+
 from ..text.clean import one_line
+from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
-from .extract import CORRECTION, DECISION, RULE
+from .extract import ACK, CORRECTION, DECISION, RULE
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
@@ -22,6 +30,28 @@ RECALL_CONFIDENCE = 0.5
 RECALL_COVERAGE = 0.5
 RELATIVE_SCORE = 0.6  # further memories must score this share of the best one
 PROMPT_HITS = 3
+# a prompt that names something: a memory about it must hold this share of the prompt's other
+# words, and no memory about something else may hold more (calibrated on benchmarks/hooks.py)
+NAMED_COVERAGE = 0.4
+NAMED_HITS = 5  # memories about a name are short and specific: a few more fit the budget
+NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
+NAMED_SCAN = 10  # memories looked at to find the ones about the name and the ones not
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):\s")
+# capitalised words that start questions and requests, not names
+_NOT_NAMES = frozenset(
+    "what when where who whom whose how why which did does do is are was were can could would "
+    "should will has have had i i'm i've i'd the a an in on at of for to and or but if it this "
+    "that these those my me we our you your please ok okay yes no hi hey thanks".split()
+) | frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
+)
+# a date in the prompt limits when, it is not a word the memory holds (memories are dated)
+_DATE_WORDS = re.compile(
+    r"^(\d+(st|nd|rd|th)?|st|nd|rd|th|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|"
+    r"jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|year|month|week)$"
+)
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
 BRIEF_SCAN = 300  # most recent saved memories looked at for the brief
@@ -45,24 +75,101 @@ def _wrap(kind: str, body: list[str], budget: int) -> str:
     return "\n".join([head, *kept, tail]) if kept else ""
 
 
+def prompt_names(text: str) -> list[str]:
+    """The names a prompt mentions: capitalised words that are not its first word (unless
+    possessive: "Jon's store") and not question or request words. "Caroline's" -> "Caroline"."""
+    names = []
+    for i, word in enumerate(_WORD.findall(text)):
+        bare = re.sub(r"['’]s$", "", word)
+        if not bare[:1].isupper() or bare.lower() in _NOT_NAMES:
+            continue
+        if i == 0 and bare == word:
+            continue  # "Fix the test", "Run it": a sentence's first word is capitalised anyway
+        if bare not in names:
+            names.append(bare)
+    return names
+
+
+def _speaker(content: str) -> str:
+    match = _SPEAKER.match(content)
+    return match.group(1).lower() if match else ""
+
+
+def _names_match(name: str, speaker: str) -> bool:
+    """A short name names the speaker: "Mel" for "Melanie", "Jon" for "Jon Smith"."""
+    name = name.lower()
+    return bool(speaker) and (speaker.startswith(name) or name.startswith(speaker.split()[0]))
+
+
+def is_about(content: str, names: list[str]) -> bool:
+    """Whether a memory is about what the prompt names: a memory with a speaker label
+    ("Caroline: …") is about its speaker; every name must be the speaker or in its words."""
+    speaker = _speaker(content)
+    if speaker and not any(_names_match(n, speaker) for n in names):
+        return False
+    lowered = content.lower()
+    return all(
+        _names_match(n, speaker) or re.search(rf"\b{re.escape(n.lower())}\b", lowered)
+        for n in names
+    )
+
+
+def _mentions(content: str, names: list[str]) -> bool:
+    lowered = content.lower()
+    return any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names)
+
+
+def _named_hits(result, text: str, names: list[str]) -> list:
+    """The hits about the prompt's names, when one of them holds enough of the prompt's other
+    words, or [] when a memory about something else holds those words better (the wrong
+    person was asked about). The others about the name come along when they hold some."""
+    name_terms = {t for n in names for t in terms(n)}
+    rest = [
+        t for t in dict.fromkeys(terms(text)) if t not in name_terms and not _DATE_WORDS.match(t)
+    ]
+
+    def share(hit) -> float:  # a prompt of names only ("When was Jon in Rome?") asks about them
+        return len(set(hit.matched_terms) & set(rest)) / len(rest) if rest else 1.0
+
+    about = [h for h in result.hits if is_about(h.content, names)]
+    others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
+    elsewhere = max((share(h) for h in others), default=0.0)
+    if not about:
+        return []
+    lead = max(about, key=share)
+    if share(lead) < NAMED_COVERAGE or share(lead) < elsewhere:
+        return []
+    picked = [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
+    return picked if lead in picked else [lead, *picked[: NAMED_HITS - 1]]
+
+
+def _confident_hits(result, text: str) -> list:
+    best = result.best
+    if ACK.search(text):  # "yes do it", "ok thanks": a reply to the agent, not a question
+        return []
+    if result.confidence < RECALL_CONFIDENCE or best.coverage < RECALL_COVERAGE:
+        return []
+    return [
+        h
+        for h in result.hits[:PROMPT_HITS]
+        if h is best or (h.score >= RELATIVE_SCORE * best.score and h.coverage >= RECALL_COVERAGE)
+    ]
+
+
 def prompt_recall(memory, prompt: str, project: str = "") -> str:
-    """Memories that answer this prompt, or "" when none does confidently."""
+    """Memories that answer this prompt, or "" when none does confidently (module doc)."""
     if not isinstance(prompt, str):
         return ""
     text = " ".join(prompt.split())[:MAX_PROMPT_CHARS]
     if len(text.split()) < MIN_PROMPT_WORDS:
         return ""
-    result = memory.search(text, top_k=5, project=project or None)
-    best = result.best
-    if best is None or result.not_found:
+    result = memory.search(text, top_k=NAMED_SCAN, project=project or None)
+    if result.best is None or result.not_found:
         return ""
-    if result.confidence < RECALL_CONFIDENCE or best.coverage < RECALL_COVERAGE:
+    names = prompt_names(text)
+    hits = _named_hits(result, text, names) if names else _confident_hits(result, text)
+    if not hits:
         return ""
-    hits = [
-        h
-        for h in result.hits[:PROMPT_HITS]
-        if h is best or (h.score >= RELATIVE_SCORE * best.score and h.coverage >= RECALL_COVERAGE)
-    ]
     body = []
     if result.ambiguous:
         body.append("AMBIGUOUS: several memories fit equally; ask the user which one is meant.")
