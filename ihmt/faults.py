@@ -7,7 +7,10 @@ SIGKILLs the process at a chosen point). No environment variable is read here: a
 environment cannot make the library kill itself.
 
 Points: ``sync.fetched``, ``sync.committed``, ``sync.merged``, ``sync.applied``,
-``sync.reconciled``, ``sync.pushing``, ``sync.pushed`` (see ihmt/sync/git_sync.py).
+``sync.reconciled``, ``sync.pushing``, ``sync.pushed`` (see ihmt/sync/git_sync.py);
+``atomic.opened`` and ``atomic.written`` (a temporary file created, then written and flushed,
+before it replaces the target: ihmt/store/atomic.py); ``tree.branches_written`` (new branch
+files on disk, not yet in the catalog: ihmt/tree/builder.py).
 """
 
 from __future__ import annotations

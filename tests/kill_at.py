@@ -18,8 +18,15 @@ from ihmt import faults
 
 
 def kill_at(point: str) -> faults.Handler:
+    """Kill at ``point``, or at its n-th time with ``point#n``."""
+    name_wanted, _, nth = point.partition("#")
+    remaining = [int(nth) if nth else 1]
+
     def handler(name: str) -> None:
-        if name == point:
+        if name != name_wanted:
+            return
+        remaining[0] -= 1
+        if remaining[0] == 0:
             sys.stderr.flush()
             os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
 

@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -129,49 +129,35 @@ while True:
     atomic_write_bytes(target, payload)
     print("end", i, flush=True)
 """
-# seconds between the writer saying it began a write and the kill: from at once to late in it
-KILL_DELAYS = (0.0, 0.0, 0.001, 0.002, 0.005, 0.01)
 
 
-def _kill_atomic_writer(target, trial: int) -> tuple[list[str], int | None]:
-    """Start the writer, SIGKILL it a moment after it says it began its first or second write;
-    return its output and the number of the write the kill interrupted (None: it landed
-    between writes)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(ROOT), str(target)], stdout=subprocess.PIPE, text=True
+def _kill_writer_at(target: Path, point: str) -> subprocess.CompletedProcess:
+    """Run the writer until the fault hook SIGKILLs it at ``point`` (``name#n``: its n-th
+    time there); it can only end with -9 by being killed there, inside a write."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "tests.kill_at", point, WRITER, str(ROOT), str(target)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    try:
-        lines = []
-        for line in proc.stdout:
-            lines.append(line.strip())
-            if line.strip() == f"begin {1 + trial % 2}":
-                time.sleep(KILL_DELAYS[trial])
-                proc.send_signal(signal.SIGKILL)
-                break
-        lines += [line.strip() for line in proc.stdout]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        proc.stdout.close()
-    assert proc.returncode == -signal.SIGKILL, lines
-    last = lines[-1].split()
-    return lines, int(last[1]) if last[0] == "begin" else None
 
 
-def test_atomic_write_never_leaves_a_partial_file_when_killed(tmp_path):
+@pytest.mark.parametrize("point", ["atomic.opened", "atomic.written"])
+@pytest.mark.parametrize("nth", [1, 2])
+def test_atomic_write_never_leaves_a_partial_file_when_killed(tmp_path, point, nth):
+    """Killed inside write ``nth`` (its temporary file just created, or written and flushed
+    but not yet renamed): the target still holds the previous content, whole."""
     target = tmp_path / "data.bin"
     target.write_bytes(b"0" * 2_000_000)
-    mid_write = 0
-    for trial in range(len(KILL_DELAYS)):
-        lines, interrupted = _kill_atomic_writer(target, trial)
-        data = target.read_bytes()
-        assert len(data) == 2_000_000
-        assert len(set(data)) == 1, "a reader saw a mix of two writes"
-        if interrupted is not None:  # the old content or the new one, whole
-            mid_write += 1
-            assert chr(data[0]) in {str((interrupted - 1) % 10), str(interrupted % 10)}, lines
-    assert mid_write >= len(KILL_DELAYS) // 2, "kills should land inside a write"
+    proc = _kill_writer_at(target, f"{point}#{nth}")
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert proc.stdout.split()[-2:] == ["begin", str(nth)]  # inside that write
+    data = target.read_bytes()
+    assert len(data) == 2_000_000
+    assert set(data) == {ord(str((nth - 1) % 10))}, "the target is not the previous write, whole"
 
 
 LOCKER = r"""

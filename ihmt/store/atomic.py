@@ -12,16 +12,20 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..faults import checkpoint
+
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        checkpoint("atomic.opened")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
+        checkpoint("atomic.written")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
+from ..faults import checkpoint
 from ..store.atomic import atomic_write_text
 from ..store.catalog import Catalog
 from ..store.layout import StoreLayout
@@ -347,6 +348,7 @@ class Tree:
         paths = [self._write_branch(branch, durable=not bulk) for branch in branches]
         if bulk:
             os.sync()
+        checkpoint("tree.branches_written")  # files on disk, not yet in the catalog
         with self.catalog.transaction() as conn:
             for branch, children, path in zip(branches, groups, paths, strict=True):
                 self.catalog.add_branch(
