@@ -27,18 +27,12 @@ def register(add: AddCommand) -> None:
 
 
 def fast_run(argv: list[str]) -> int:
-    """``hooks run --agent NAME [--path W]`` without building the whole parser; bad options
-    are a one-line note, never a non-zero exit (the agent must not be disturbed)."""
-    from ..hooks.run import run
+    """``hooks run --agent NAME [--path W]`` without building the whole parser: the hook
+    entry's own reading of its words (bad options are a one-line note, never a non-zero exit;
+    the agent must not be disturbed)."""
+    from ..hooks.run import main
 
-    agent, path = "claude", None
-    items = iter(argv)
-    for item in items:
-        if item == "--agent":
-            agent = next(items, agent)
-        elif item == "--path":
-            path = next(items, None)
-    return run(agent, path)
+    return main(argv)
 
 
 def cmd_hooks(args) -> int:
