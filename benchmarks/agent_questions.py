@@ -42,6 +42,9 @@ SETS = {
     "heldout": ["cobalto", "herrera"],
     # written blind on 2026-12-01 after the held-out pair had been looked at; first run the same day
     "fresh": ["quiroga"],
+    # two more written blind on 2026-12-02 (frozen before their first run, which is reported
+    # as it came in the "Agent questions: answer shapes" section of RESULTS.md)
+    "blind2": ["vidal", "okafor"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
