@@ -276,7 +276,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         return report
 
     def _find_replaced(self, replaces: str, report: SaveReport) -> str | None:
-        result = self.search(replaces, top_k=5)
+        result = self.search(replaces, top_k=5, as_question=False)
         if result.not_found or not result.hits:
             report.replaces_status = "not_found"
             return None
@@ -355,9 +355,12 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         boost=None,
         project: str | None = None,
         project_only: bool = False,
+        as_question: bool = True,
     ) -> SearchResult:
         """``project`` ranks that project's memories and global ones above other projects'
-        (``project_only`` drops the others); None searches everything alike."""
+        (``project_only`` drops the others); None searches everything alike. ``as_question``
+        False reads the query as a phrase pointing at memories or code (a ``replaces``
+        phrase, an identifier), so the shape of answer a question asks for does not apply."""
         if not isinstance(query, str):
             raise InputError("query must be a string")
         if clue is not None and not isinstance(clue, str):
@@ -369,7 +372,12 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
             if project_only:
                 leaf_filter = project_filter(project, leaf_filter)
         return self.engine.search(
-            query, clue=clue, top_k=top_k, leaf_filter=leaf_filter, boost=boost
+            query,
+            clue=clue,
+            top_k=top_k,
+            leaf_filter=leaf_filter,
+            boost=boost,
+            as_question=as_question,
         )
 
     def ask(

@@ -7,6 +7,18 @@ library's ``SearchResult.reason`` and the English presenters. Presenters in anot
 
 from __future__ import annotations
 
+SHAPE_WORDS = {
+    "phone": "a phone number",
+    "email": "an e-mail address",
+    "ip": "an IP address",
+    "port": "a port",
+    "price": "a price",
+    "time": "a time of day",
+    "date": "a date",
+    "version": "a version",
+    "number": "a number",
+}
+
 
 def reason_text(code: str, params: dict) -> str:
     """The English sentence for a reason code ("" for no code)."""
@@ -21,6 +33,11 @@ def reason_text(code: str, params: dict) -> str:
         return (
             "the closest memory shares only a stray word with the query "
             f"(it covers {coverage:.0%} of what was asked)"
+        )
+    if code == "lacks_shape":
+        return (
+            f"the question asks for {SHAPE_WORDS.get(params.get('shape', ''), 'a value')}, "
+            "and no memory about it holds one"
         )
     if code == "no_meaning":
         return "no memory shares these words or comes close in meaning"

@@ -206,7 +206,7 @@ class Upkeep:
         needle = " ".join(match.split()).casefold()
         if len(needle) < 3:
             raise InputError("--match needs at least 3 characters")
-        result = self.search(match, top_k=50)
+        result = self.search(match, top_k=50, as_question=False)
         found = []
         for hit in result.hits:
             if needle in " ".join(hit.content.split()).casefold():

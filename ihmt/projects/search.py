@@ -33,6 +33,8 @@ def code_reason(result: SearchResult) -> str:
         )
     if code == "no_meaning":
         return "no symbol shares these words or comes close in meaning"
+    if code == "lacks_shape":
+        return result.reason.replace("no memory", "no symbol")
     if code == "no_match":
         return "no symbol contains any of these words"
     if code == "no_words":
@@ -60,14 +62,18 @@ def search_code(
     by the query, or a short one whose name abbreviates it (``get_environ_proxies``),
     can rank far below code that merely calls it."""
     boost = code_boost(query, named, aliases, memory.corpus_stats()[1], groups)
-    result = memory.search(query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=keep, boost=boost)
+    result = memory.search(
+        query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=keep, boost=boost, as_question=False
+    )
     if not (named or focus):
         return result
 
     def focused(ref: dict) -> bool:
         return keep(ref) and (ref.get("source") in named or ref.get("id") in focus)
 
-    second = memory.search(query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=focused, boost=boost)
+    second = memory.search(
+        query, top_k=SEARCH_TOP_K, clue=clue, leaf_filter=focused, boost=boost, as_question=False
+    )
     return _merged(result, second, memory.config.ambiguity_margin)
 
 

@@ -34,6 +34,7 @@ from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
+from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
 from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
@@ -50,6 +51,8 @@ YEAR_BOOST = 1.5
 RECENCY_TIE = 1e-6
 MONTH_BOOST = 1.3
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
+SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
+SHAPE_WINDOW = 8  # how many leading candidates are read for the shape of their answer
 
 
 class SearchEngine:
@@ -78,6 +81,7 @@ class SearchEngine:
         top_k: int = 5,
         leaf_filter: Callable[[dict], bool] | None = None,
         boost: Callable[[dict, float], float] | None = None,
+        as_question: bool = True,
     ) -> SearchResult:
         """``leaf_filter(ref)`` keeps or drops a leaf during the descent (scope, path prefix);
         ``boost(ref, score)`` re-weights a candidate before judging (e.g. code-aware ranking).
@@ -85,9 +89,13 @@ class SearchEngine:
         On a catalog marked incomplete (an indexing pass was killed), or when memory files
         cannot be read (the count the last rebuild, check or reconcile recorded, or a matching
         leaf this search was refused), the answer says so: a notice on every answer, and NOT
-        FOUND carries no confidence. Two meta lookups; layer_0 is never listed here."""
+        FOUND carries no confidence. Two meta lookups; layer_0 is never listed here.
+
+        ``as_question`` False: the text points at memories or code rather than asking, so the
+        shape of answer its words might ask for ("total_price", "staging db version") does not
+        apply."""
         denied: set[str] = set()
-        result = self._search(text, clue, top_k, leaf_filter, boost, denied)
+        result = self._search(text, clue, top_k, leaf_filter, boost, denied, as_question)
         blind = []
         why = self.catalog.incomplete()
         if why:
@@ -105,7 +113,9 @@ class SearchEngine:
                 result.confidence = 0.0
         return result
 
-    def _search(self, text, clue, top_k, leaf_filter, boost, denied: set[str]) -> SearchResult:
+    def _search(
+        self, text, clue, top_k, leaf_filter, boost, denied: set[str], as_question: bool = True
+    ) -> SearchResult:
         top_k = max(1, min(int(top_k), 50))
         query = parse_query(text, clue)
         result = SearchResult(query=query.text, clue=query.clue)
@@ -154,7 +164,12 @@ class SearchEngine:
             result.set_reason("no_match")
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
+        common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
+        shapes = shapes_asked(query.text) if as_question else ()
+        subject = subject_terms(query.text) if shapes else frozenset()
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
+        if shapes:
+            ranked = self._prefer_shape(ranked, shapes, subject)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, history)
         ranked = order_by_time(
@@ -182,8 +197,9 @@ class SearchEngine:
             result.not_found = True
             result.set_reason("unreadable")
             return result
-        common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         self._judge(result, ranked, query, common, dense, history)
+        if not (result.not_found or result.ambiguous) and strict_shapes(shapes):
+            self._judge_shape(result, ranked, strict_shapes(shapes), subject)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -274,6 +290,35 @@ class SearchEngine:
                     cands[i], cands[i + 1] = b, a
                     changed = True
         return cands
+
+    def _prefer_shape(self, cands: list, shapes, subject: frozenset[str]) -> list:
+        """Among the leading candidates, one holding the shape of answer asked for (a port, a
+        time of day, a version of the subject) goes ahead of one that only names the subject."""
+        strict = strict_shapes(shapes)
+        for cand in cands[:SHAPE_WINDOW]:
+            if holds_shape(self._content_of(cand), shapes, subject):
+                cand.adjusted *= SHAPE_BOOST
+            # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
+            # +34 ..." answers "Luis Ortega's phone number" though it shares only the name
+            cand.answers_shape = bool(
+                strict
+                and subject & cand.matched
+                and holds_shape(self._content_of(cand), strict, subject)
+            )
+        return sorted(cands, key=lambda c: (-c.adjusted, c.ref["id"]))
+
+    def _judge_shape(self, result: SearchResult, ranked: list, shapes, subject) -> None:
+        """NOT FOUND when the question asks for a shape no answer can lack (a phone number, a
+        port, a version of the subject) and none of the leading memories holds one: they are
+        about the subject, but do not say what was asked."""
+        lead = ranked[0]
+        if getattr(lead, "pinned", False):
+            return
+        for cand in ranked[:SHAPE_WINDOW]:
+            if cand.coverage > 0 and holds_shape(self._content_of(cand), shapes, subject):
+                return
+        result.not_found = True
+        result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
 
     def _content_of(self, cand: Candidate) -> str:
         """A candidate's text, read once (it is shown as a hit right after anyway)."""
@@ -439,6 +484,7 @@ class SearchEngine:
         result.confidence = round(0.6 * covered + 0.4 * margin, 3)
         matched_q = [t for t in query.terms if t in lead.matched]
         stray = coverage < STRAY_COVERAGE and all(t in common for t in matched_q)
+        stray = stray and not getattr(lead, "answers_shape", False)
         if query.terms and (coverage < MIN_COVERAGE or stray):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True

@@ -9,18 +9,13 @@ memory's first line kept as its title so the agent knows where the lines come fr
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
 from ..text.tokenize import terms
+from .answer_type import holds_shape, shapes_asked
 
-_ASKS_AMOUNT = re.compile(
-    r"(?i)\b(?:how\s+(?:many|much|long|often|big|large|old)|when|what\s+time|which\s+port"
-    r"|what\s+port|cu[aá]nt[oa]s?|cu[aá]ndo|qu[eé]\s+hora)\b"
-)
-_DIGIT = re.compile(r"\d")
-_NUMBER_MARK = "\x00number"  # not a word: stands for "this line holds a number"
+_SHAPE_MARK = "\x00shape"  # not a word: stands for "this line holds the shape of answer asked"
 
 PASSAGE_MIN_CHARS = 1400  # shorter memories are shown whole
 PASSAGE_CHARS = 1200  # the window's budget
@@ -43,11 +38,13 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
         return Passage(content.strip(), 1, len(lines), len(lines), True)
     wanted = set(terms(question))
     line_terms = [set(terms(line)) & wanted for line in lines]
-    if _ASKS_AMOUNT.search(question):
-        # "how many", "how long", "when", "what port": the answer is a number or a time
+    shapes = shapes_asked(question)
+    if shapes:
+        # "how many", "what time", "which port", "what version": a line holding such a value
+        # is likelier to be the answer than one that only repeats the question's words
         for found, line in zip(line_terms, lines, strict=True):
-            if _DIGIT.search(line):
-                found.add(_NUMBER_MARK)
+            if holds_shape(line, shapes):
+                found.add(_SHAPE_MARK)
     spread = Counter(t for found in line_terms for t in found)
     # a word found on few lines says more about where the answer is than one found everywhere
     weight = {t: 1.0 + math.log(len(lines) / spread[t]) for t in spread}

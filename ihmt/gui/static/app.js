@@ -693,6 +693,8 @@
   function reasonText(r) {
     const params = Object.assign({}, r.reason_params || {});
     if (typeof params.coverage === 'number') params.coverage = Math.round(params.coverage * 100) + ' %';
+    const shapeKey = 'shape.' + params.shape;
+    if (typeof params.shape === 'string' && shapeKey in I18N.en) params.shape = t(shapeKey);
     const key = 'reason.' + (r.reason_code || '');
     if (r.reason_code && key in I18N.en) return t(key, params);
     return state.lang === 'en' ? r.reason : t('reason.unknown');

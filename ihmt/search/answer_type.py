@@ -1,0 +1,232 @@
+"""What shape of answer a question asks for, and whether a memory holds one.
+
+"What's Luis's phone number?" is answered only by a memory that holds a phone number; "what
+time is the standup?" only by one that holds a time of day. A memory about Luis that gives
+his role, or a memory about the standup that gives its channel, is about the subject but does
+not answer. Reading the question's wh-phrase (English and Spanish) gives the shape; a pattern
+over the memory's text says whether the shape is there.
+
+Two uses, both in the engine:
+- ranking: among the leading candidates, one that holds the shape asked for goes first;
+- NOT FOUND: for shapes that no answer can lack (a phone number, an e-mail address, an IP
+  address, a port, a price, a time of day), no leading candidate holding one means memory
+  does not have the answer, however well the memories match the subject's words.
+
+Only the question's cue words and the candidates' own text are read; the patterns are
+bounded (no nested repetition), so a 2,000-character question or a 3,000-word runbook costs
+one linear scan each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text.tokenize import fold, terms
+
+_MONTHS = (
+    "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june"
+    "|july|august|september|october|november|december|ene|abr|ago|dic|enero|febrero|marzo"
+    "|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre"
+)
+_WEEKDAYS = (
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
+    "|thursdays|fridays|saturdays|sundays|lunes|martes|miercoles|jueves|viernes|sabado|domingo"
+    "|sabados|domingos"
+)
+_NUMBER_WORDS = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+    "|hundred|thousand|million|dozen|half|once|twice|uno|una|dos|tres|cuatro|cinco|seis|siete"
+    "|ocho|nueve|diez|once|doce|veinte|treinta|cien|mil|media|mitad"
+)
+
+# "within 15 minutes", "Monday 9": a number followed by a unit or day is not a version
+_UNITS = (
+    r"(?:%|ms\b|s\b|sec|min|h\b|hour|day|week|month|year|gb|mb|tb|kb|vcpu|cpu|core|node|pod"
+    r"|replica|worker|row|user|request|req|x\b|times|€|eur|usd)"
+)
+
+
+@dataclass(frozen=True)
+class AnswerShape:
+    name: str  # its reason code parameter ("phone"); ihmt/reasons.py words it
+    asks: re.Pattern[str]  # on the folded question
+    holds: re.Pattern[str]  # on the memory's text, as written
+    strict: bool  # no answer can lack it: absence from every candidate means NOT FOUND
+    # held only next to the subject asked about: version numbers are everywhere in technical
+    # notes, and "Ubuntu 24.04" says nothing about which version of Redis runs
+    near_subject: bool = False
+
+
+def _cue(pattern: str) -> re.Pattern[str]:
+    # an identifier is no question word: "total_price" or "app-version" asks for nothing
+    return re.compile(r"(?<![\w.-])(?:" + pattern + r")(?![\w-])")
+
+
+SHAPES: tuple[AnswerShape, ...] = (
+    AnswerShape(
+        "phone",
+        _cue(r"phone|telephone|phone number|(?:mobile|cell|whatsapp) number|telefono|movil"),
+        re.compile(r"\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"),
+        True,
+    ),
+    AnswerShape(
+        "email",
+        _cue(
+            r"e-?mail address|(?<=['’]s )e-?mail|(?<=s' )e-?mail|(?:his|her|their|of|de|del|su) e-?mail"
+            r"|correo(?: electronico)?"
+        ),
+        re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
+        True,
+    ),
+    AnswerShape(
+        "ip",
+        _cue(r"ip|ip address|ipv4|ipv6|direccion ip"),
+        re.compile(
+            r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
+        ),
+        True,
+    ),
+    AnswerShape(
+        "port",
+        _cue(r"port|ports|puerto|puertos"),
+        re.compile(r":\d{2,5}(?!\d)|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.])\d{4,5}(?![\w.])"),
+        True,
+    ),
+    AnswerShape(
+        "price",
+        _cue(
+            r"cost|costs|price|prices|priced|charge|charges|fee|fees|salary|hourly rate|day rate"
+            r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
+            r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
+        ),
+        re.compile(
+            r"[€$£¥]|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares)\b)"
+        ),
+        True,
+    ),
+    AnswerShape(
+        "time",
+        _cue(
+            r"what time|which time|at what hour|what hour|how early|how late"
+            r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora"
+        ),
+        re.compile(
+            r"(?<![\d.:])\d{1,2}[:.h]\d{2}(?![\d.:])|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
+            r"|(?i:\bnoon\b|\bmidnight\b|mediod[ií]a|medianoche|\ba las \d)"
+        ),
+        True,
+    ),
+    AnswerShape(
+        "date",
+        _cue(
+            r"what date|which date|what day|which day|birthday|deadline|due date|since when"
+            r"|until when|que dia|que fecha|cumpleanos|fecha limite|plazo|desde cuando|hasta cuando"
+        ),
+        re.compile(
+            r"(?i:\b(?:" + _MONTHS + r"|" + _WEEKDAYS + r")\b)|\d{4}-\d{2}-\d{2}"
+            r"|(?<!\d)\d{1,2}/\d{1,2}(?!\d)|\b(?:Q[1-4]|H[12])\b|\b20\d\d\b"
+            r"|(?i:\b(?:today|tomorrow|tonight|weekly|daily|monthly|yearly|every|hoy|manana|cada)\b)"
+            r"|(?<![\d.:])\d{1,2}[:h]\d{2}(?![\d.:])"
+        ),
+        False,
+    ),
+    AnswerShape(
+        "version",
+        _cue(r"version|versions|versiones"),
+        re.compile(
+            r"(?<![\w.])(?<!^)(?<!# )(?<!\n)v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])"
+            r"(?<!\.\d{3})|(?i:\blts\b)"
+            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)(?!\s?"
+            + _UNITS
+            + r")"
+            r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"
+        ),
+        True,
+        near_subject=True,
+    ),
+    AnswerShape(
+        "number",
+        _cue(
+            r"how many|how much|how long|how big|how large|how old|how often|how fast|what size"
+            r"|which size|what percentage|what share|cuantos|cuantas|cuanto|cuanta|que tamano"
+            r"|cada cuanto"
+        ),
+        re.compile(r"\d|(?i:\b(?:" + _NUMBER_WORDS + r")\b)"),
+        False,
+    ),
+)
+
+
+# "when" asks for a date where it opens the question; mid-sentence it is a conjunction ("where
+# do I put secrets when running locally?"). Spanish marks the question word: "cuándo".
+_OPENING_WHEN = re.compile(r"^\W*(?:(?:and|so|but|y|pero|e)\s+)?(?:when|cuando)(?![a-z])")
+_DATE = "date"
+
+
+# A question opening with "who", "where" or "why" asks for a person, a place or a reason,
+# whatever else it mentions ("who signs off when the parts cost goes up?")
+_OPENING_OTHER = re.compile(
+    r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que)(?![a-z])"
+)
+
+
+def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
+    """The answer shapes the question's wording asks for (usually none or one)."""
+    text = (question or "")[:2000]
+    folded = fold(text)
+    if _OPENING_OTHER.search(folded):
+        return ()
+    found = [shape for shape in SHAPES if shape.asks.search(folded)]
+    if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
+        found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
+    return tuple(shape for shape in SHAPES if shape in found)
+
+
+NEAR_BEFORE = 40  # characters before a version number where its subject is named
+NEAR_AFTER = 25  # ... or after it ("version 7.2 of Redis")
+
+
+def holds_shape(
+    text: str,
+    shapes: tuple[AnswerShape, ...],
+    subject: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """True when ``text`` holds an answer of any of ``shapes`` (or no shape is asked). A
+    near-subject shape counts only where one of ``subject`` (question terms) is named close by;
+    with no subject given it counts anywhere."""
+    text = text or ""
+    for shape in shapes:
+        if not shape.near_subject or not subject:
+            if shape.holds.search(text):
+                return True
+            continue
+        for match in shape.holds.finditer(text):
+            around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
+            if subject.intersection(terms(around)):
+                return True
+    return not shapes
+
+
+def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
+    return tuple(shape for shape in shapes if shape.strict)
+
+
+_NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
+_CUE_WORDS = frozenset(terms("version versions versión versiones"))
+
+
+def subject_terms(question: str) -> frozenset[str]:
+    """The terms of what the question names: its capitalised words and identifiers ("Redis",
+    "redis-prod-02", "Node.js"), not its common words. An identifier counts whole
+    ("dispatcher-web", not "web"); a name with its aliases and stem ("Node.js", "nod")."""
+    found: set[str] = set()
+    for match in _NAMED.finditer((question or "")[:2000]):
+        token = match.group().strip("._/-")
+        named = terms(token)
+        if not named or token.isdigit():
+            continue
+        if any(mark in token for mark in "-_/"):
+            named = named[:1]
+        found.update(t for t in named if not t.isdigit())
+    return frozenset(found - _CUE_WORDS)

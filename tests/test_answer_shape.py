@@ -1,0 +1,126 @@
+"""The shape of answer a question asks for: a phone number, a port, a version of the subject.
+
+A memory about the subject that does not hold the shape asked for does not answer: NOT FOUND
+(reason ``lacks_shape``) instead of "Luis's role" for "Luis's phone number". Among memories
+that do match, one holding the shape goes first.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.render import compact_answer
+from ihmt.search.answer_type import holds_shape, shapes_asked, subject_terms
+
+
+@pytest.fixture
+def memory(tmp_path):
+    store = IHMT.initialize(tmp_path / "ws")
+    yield store
+    store.close()
+
+
+def save_all(memory, dated: list[tuple[str, str]]) -> list[str]:
+    return [memory.save(text, timestamp=f"{day}T10:00:00").leaf_ids[0] for day, text in dated]
+
+
+TEAM = [
+    ("2026-03-01", "Luis Ortega is the CTO; he prefers Google Meet over Slack calls."),
+    ("2026-03-02", "Irene Castaño owns billing-service and reviews every payments PR."),
+    ("2026-03-03", "The Celery broker runs on redis-prod-02.internal:6379 with noeviction."),
+    ("2026-03-04", "Production PostgreSQL 16.3 runs on pg-prod-01; the replica is pg-prod-02."),
+    ("2026-03-05", "The daily standup is on Google Meet, 15 minutes at most."),
+    ("2026-03-06", "Lunch on Fridays is in the small meeting room."),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "shape"),
+    [
+        ("what's Luis's phone number?", "phone"),
+        ("¿cuál es el teléfono de Irene?", "phone"),
+        ("what's Laura's email address?", "email"),
+        ("which port does the broker listen on?", "port"),
+        ("what's the public IP of the VPS?", "ip"),
+        ("how much does the VPS cost per month?", "price"),
+        ("what time is the standup?", "time"),
+        ("¿a qué hora es la daily?", "time"),
+        ("which Redis version runs on the cache host?", "version"),
+        ("when is the launch?", "date"),
+        ("¿cuándo es la reunión?", "date"),
+        ("how many replicas run in production?", "number"),
+    ],
+)
+def test_the_wording_names_the_shape_asked(question, shape):
+    assert shape in [s.name for s in shapes_asked(question)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "where do I put secrets when running things locally?",  # "when" as a conjunction
+        "who signs off when the parts cost goes up?",  # a person is asked, not a price
+        "what log level do release builds use?",
+        "which city does Marta live in?",
+    ],
+)
+def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
+    assert not [s.name for s in shapes_asked(question) if s.strict]
+
+
+def test_a_version_counts_only_next_to_the_subject_asked_about():
+    shapes = shapes_asked("which Redis version runs on redis-prod-02?")
+    subject = subject_terms("which Redis version runs on redis-prod-02?")
+    assert holds_shape("redis-prod-02 runs Redis 7.2 with AOF.", shapes, subject)
+    assert holds_shape("The broker image is redis:7-alpine.", shapes, subject)
+    # a host name, a section number, another product's version: none says which Redis runs
+    assert not holds_shape("The broker runs on redis-prod-02.internal:6379.", shapes, subject)
+    assert not holds_shape("## 5.1 Redis is down\nRestart it.", shapes, subject)
+    far = "Redis comes from the distribution packages on every host; laptops run Ubuntu 24.04."
+    assert not holds_shape(far, shapes, subject)
+
+
+def test_phone_number_of_someone_whose_number_was_never_saved_is_not_found(memory):
+    save_all(memory, TEAM)
+    result = memory.search("what's Luis Ortega's phone number?")
+    assert result.not_found
+    assert result.reason_code == "lacks_shape"
+    assert "phone number" in result.reason
+    assert compact_answer(result).startswith("NOT FOUND")
+
+
+def test_a_saved_phone_number_is_found(memory):
+    ids = save_all(memory, [*TEAM, ("2026-03-07", "Luis Ortega's mobile: +34 611 222 333.")])
+    result = memory.search("what's Luis Ortega's phone number?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]
+
+
+def test_a_version_never_saved_is_not_found_though_the_host_is_known(memory):
+    save_all(memory, TEAM)
+    result = memory.search("which Redis version runs on redis-prod-02?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+    # the same store answers a version it does hold
+    assert not memory.search("which PostgreSQL version runs in production?").not_found
+
+
+def test_the_memory_holding_the_time_asked_for_ranks_first(memory, monkeypatch):
+    import ihmt.search.engine as engine
+
+    ids = save_all(
+        memory,
+        [
+            *TEAM[:4],
+            ("2026-03-07", "The standup is on Google Meet."),
+            ("2026-03-08", "The standup starts at 09:30, right after the night batch reports."),
+        ],
+    )
+
+    def order() -> list[str]:
+        return [hit.leaf_id for hit in memory.search("what time is the standup?").hits]
+
+    # the shorter memory wins on the words alone; the one holding a time answers
+    assert order()[0] == ids[-1]
+    monkeypatch.setattr(engine, "SHAPE_BOOST", 1.0)
+    assert order()[0] == ids[-2]
