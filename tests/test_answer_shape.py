@@ -124,3 +124,53 @@ def test_the_memory_holding_the_time_asked_for_ranks_first(memory, monkeypatch):
     assert order()[0] == ids[-1]
     monkeypatch.setattr(engine, "SHAPE_BOOST", 1.0)
     assert order()[0] == ids[-2]
+
+
+# ------------------------------------------------- a later memory changing the value asked
+
+VPS = [
+    (
+        "2026-04-01",
+        "Diego's VPS: Hetzner Cloud CX22 (2 vCPU, 4 GB RAM) in Nuremberg, Ubuntu 24.04.",
+    ),
+    ("2026-04-02", "Diego Navarro is a freelance web developer based in Valencia; three clients."),
+    ("2026-04-03", "The bakery shop runs on Shopify with a Next.js storefront on Vercel."),
+    ("2026-04-04", "Backups of the bakery database go to the Backblaze bucket fd-backups."),
+]
+
+
+def test_a_later_memory_naming_the_old_value_answers_a_question_about_now(memory):
+    ids = save_all(
+        memory,
+        [*VPS, ("2026-07-31", "vps-navarro-01 resized from CX22 to CX32 after MariaDB ran out.")],
+    )
+    result = memory.search("what size is the Hetzner VPS now?")
+    assert result.best.leaf_id == ids[-1]
+    old = next(hit for hit in result.hits if hit.leaf_id == ids[0])
+    assert old.outdated
+    assert any("later memory (2026-07-31)" in notice for notice in old.notices)
+    # a question about before still gets the old value
+    before = memory.search("what size was the Hetzner VPS before it was resized?")
+    assert before.best.leaf_id == ids[0]
+
+
+def test_a_moved_person_is_answered_by_the_move(memory):
+    ids = save_all(
+        memory,
+        [*VPS, ("2026-09-02", "Diego moved from Valencia to Alicante on 1 September.")],
+    )
+    assert memory.search("which city is Diego based in?").best.leaf_id == ids[-1]
+
+
+def test_a_later_change_to_another_value_does_not_take_over(memory):
+    ids = save_all(
+        memory,
+        [
+            *VPS,
+            # changes something else (retention), and names no value of the VPS statement
+            ("2026-07-28", "Backup retention now raised from 7 to 30 days for every client."),
+        ],
+    )
+    result = memory.search("what size is the Hetzner VPS now?")
+    assert result.best.leaf_id == ids[0]
+    assert not result.best.outdated

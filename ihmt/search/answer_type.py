@@ -133,7 +133,13 @@ SHAPES: tuple[AnswerShape, ...] = (
     ),
     AnswerShape(
         "version",
-        _cue(r"version|versions|versiones"),
+        # "which Redis version", "version of the chart", "qué versión de": asked for; "the
+        # paper's full version" is a document, not a release
+        _cue(
+            r"(?:which|what|que|cual|cuales)\s+(?:[\w.+#-]+\s+){0,3}versions?"
+            r"|(?:which|what|que|cual|cuales)\s+(?:[\w.+#-]+\s+){0,3}version(?:es)?"
+            r"|versions? of|version(?:es)? de|version(?:es)? del"
+        ),
         re.compile(
             r"(?<![\w.])(?<!^)(?<!# )(?<!\n)v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])"
             r"(?<!\.\d{3})|(?i:\blts\b)"

@@ -40,6 +40,7 @@ from .intent import asks_history, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
+from .supersession import asked_statement, changes_statement
 
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
@@ -53,6 +54,9 @@ MONTH_BOOST = 1.3
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
 SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
 SHAPE_WINDOW = 8  # how many leading candidates are read for the shape of their answer
+SHAPE_FIT = 0.8  # ... of which those covering this share of the best coverage may move up
+CHANGE_CANDIDATES = 5  # later memories read for a change to the statement asked about
+MIN_STATEMENT_WORDS = 3  # a shorter statement names too little to tell its changes apart
 
 
 class SearchEngine:
@@ -183,6 +187,8 @@ class SearchEngine:
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             ranked = prefer_earlier(ranked, query, full_idf)
+        elif not history and not years_or_months(query.text) and as_question:
+            ranked = self._follow_change(ranked, full_idf, n, avgdl, root, leaf_filter)
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering)
@@ -291,12 +297,55 @@ class SearchEngine:
                     changed = True
         return cands
 
+    def _follow_change(self, ranked: list, full_idf: dict, n: int, avgdl: float, root, keep):
+        """A question about now whose leading memory was changed by a later one in other
+        words ("resized from CX22 to CX32"): the later one answers, the leader follows marked
+        OUTDATED for this question. One descent for the words of the statement asked about,
+        among memories dated after the leader (search/supersession.py)."""
+        if not ranked or getattr(ranked[0], "pinned", False):
+            return ranked
+        lead = ranked[0]
+        lead_date = lead.ref.get("date") or ""
+        statement = asked_statement(self._content_of(lead), full_idf)
+        words = set(parse_query(statement).terms)
+        if not statement or len(words) < MIN_STATEMENT_WORDS:
+            return ranked
+        dfs = self.catalog.document_frequencies(words)
+        weights = {t: idf(dfs[t], max(n, 1)) for t in words if dfs.get(t)}
+        # a value named in the statement and in its change is in two memories at least
+        rare = {t for t in words if 0 < dfs.get(t, 0) <= max(3, COMMON_SHARE * n)}
+
+        def later(ref: dict) -> bool:
+            return (ref.get("date") or "") > lead_date and (keep is None or keep(ref))
+
+        descent = self.navigator.descend(weights, avgdl, CHANGE_CANDIDATES, root, later)
+        for cand in descent.candidates:
+            if cand.ref["id"] == lead.ref["id"] or (cand.ref.get("source") or "memory") != "memory":
+                continue
+            if cand.ref.get("project") != lead.ref.get("project"):
+                continue
+            if not changes_statement(statement, words, self._content_of(cand), rare):
+                continue
+            present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
+            newer = present or cand
+            newer.adjusted = max(getattr(newer, "adjusted", 0.0), lead.adjusted)
+            newer.coverage = max(getattr(newer, "coverage", 0.0), lead.coverage)
+            newer.matched = set(getattr(newer, "matched", set())) | lead.matched
+            lead.restated = True
+            lead.changed_by = newer
+            return [newer] + [c for c in ranked if c is not newer]
+        return ranked
+
     def _prefer_shape(self, cands: list, shapes, subject: frozenset[str]) -> list:
         """Among the leading candidates, one holding the shape of answer asked for (a port, a
         time of day, a version of the subject) goes ahead of one that only names the subject."""
         strict = strict_shapes(shapes)
-        for cand in cands[:SHAPE_WINDOW]:
-            if holds_shape(self._content_of(cand), shapes, subject):
+        window = cands[:SHAPE_WINDOW]
+        # only a candidate about as much about the question as the best one may move up: a
+        # memory holding a time but few of the words asked is no answer to "what time is X"
+        fit = SHAPE_FIT * max((c.coverage for c in window), default=0.0)
+        for cand in window:
+            if cand.coverage >= fit and holds_shape(self._content_of(cand), shapes, subject):
                 cand.adjusted *= SHAPE_BOOST
             # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
             # +34 ..." answers "Luis Ortega's phone number" though it shares only the name
@@ -436,6 +485,13 @@ class SearchEngine:
             content = leaf.content
         notices = list(time.outdated.get(ref["id"], []))
         outdated = _is_outdated(ref["id"], time, answering)
+        newer = getattr(cand, "changed_by", None)
+        if newer is not None:
+            outdated = True
+            notices.append(
+                f"OUTDATED: a later memory ({(newer.ref.get('date') or '')[:10]}) says this "
+                "changed; it is listed first"
+            )
         return Hit(
             leaf_id=ref["id"],
             score=round(cand.adjusted, 4),
@@ -506,6 +562,11 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def years_or_months(text: str) -> bool:
+    """The question is set at a time ("in 2025", "in March"), not about now."""
+    return bool(year_mentions(text) or months_asked(text))
 
 
 def _surface_words(text: str, wanted: set[str]) -> list[str]:

@@ -1,0 +1,71 @@
+"""A later memory that changes what the leading one says, though it uses other words.
+
+"Diego's VPS: Hetzner Cloud CX22 (2 vCPU, 4 GB RAM)" answers "what size is the VPS now?" by
+its words; "vps-navarro-01 resized from CX22 to CX32", saved months later without
+``replaces``, answers it by its meaning, and shares few of the question's words. What the two
+share is the *statement*: the sentence of the leading memory that the question is about
+("Hetzner Cloud CX22 (2 vCPU, 4 GB RAM)") and the later memory name the same rare things
+(CX22, vCPU, RAM), and the later one says that something changed ("resized", "moved to",
+"now", "ya no").
+
+The engine finds such a memory with one more descent, for the words of that sentence, among
+memories dated after the leading one. Nothing is stored: a memory that states a change is
+recognised when a question reaches the statement it changes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.tokenize import terms
+from .restatement import tells_change
+
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
+SENTENCE_CHARS = 400  # a statement longer than this is cut: its words stay specific
+
+
+def asked_statement(content: str, asked: dict[str, float]) -> str:
+    """The sentence of ``content`` holding the most of the question's weight (``asked``:
+    question term -> idf); "" when no sentence holds any."""
+    best, best_mass = "", 0.0
+    for sentence in _SENTENCE_END.split(content[:20000]):
+        sentence = sentence.strip()
+        if not sentence:
+            continue
+        found = set(terms(sentence[:SENTENCE_CHARS]))
+        mass = sum(weight for term, weight in asked.items() if term in found)
+        if mass > best_mass:
+            best, best_mass = sentence[:SENTENCE_CHARS], mass
+    return best
+
+
+# "from CX22 to CX32", "de Valencia a Alicante", "CX22 -> CX32": the old value named outright
+_FROM_TO = re.compile(
+    r"(?i)(?<![\w-])(?:from|de|desde)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+)?"
+    r"(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40})?)\s+(?:to|a|al|hasta)\s"
+    r"|(?P<arrow>[^\s,;:()]{1,40})\s?(?:->|→)\s?\S"
+)
+
+
+def names_old_value(later_text: str, statement: str, statement_terms: set[str], rare: set[str]):
+    """True when ``later_text`` changes a value the statement holds: "from X to Y" (or "de X
+    a Y", "X -> Y") where X is one of the statement's own rare words, not a bare small number
+    ("from 7 to 30" changes some count, not necessarily this one)."""
+    for match in _FROM_TO.finditer(later_text[:4000]):
+        old = (match.group("old") or match.group("arrow") or "").strip(".'\"`")
+        if not old or (old.isdigit() and len(old) <= 2):
+            continue
+        old_terms = set(terms(old))
+        if old_terms & rare and old_terms & statement_terms:
+            return True
+    return False
+
+
+def changes_statement(
+    statement: str, statement_terms: set[str], later_text: str, rare: set[str]
+) -> bool:
+    """True when ``later_text`` tells of a change to the statement: it says something changed
+    and names, as the value it changed from, one of the statement's rare words."""
+    if not tells_change(later_text):
+        return False
+    return names_old_value(later_text, statement, statement_terms, rare)
