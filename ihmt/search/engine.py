@@ -14,9 +14,10 @@ Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's
 the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
 different memories are tied within ambiguity_margin, match the same query words *and* hold at
 least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
-stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and every
-query word it contains is common (in at least COMMON_SHARE of the leaves), or it covers less
-than MIN_COVERAGE whatever it matched.
+stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and the
+one query word it contains is common (in at least COMMON_SHARE of the leaves), or it covers
+less than MIN_COVERAGE whatever it matched, or the question asks for a shape of answer (a phone
+number, a port, a version of the subject) that none of the leading memories holds.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .supersession import asked_statement, changes_statement
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
 COMMON_SHARE = 0.05
+STRAY_WORDS = 1  # a stray match shares at most this many (common) words with the question
 CLUE_BOOST = 1.6
 CLUE_DEMOTE = 0.7
 OUTDATED_FACTOR = 0.5
@@ -539,7 +541,13 @@ class SearchEngine:
         covered = max(coverage, dense.coverage(lead_id)) if dense else coverage
         result.confidence = round(0.6 * covered + 0.4 * margin, 3)
         matched_q = [t for t in query.terms if t in lead.matched]
-        stray = coverage < STRAY_COVERAGE and all(t in common for t in matched_q)
+        # one common word ("Marta", "deploy") is a stray match; two of them together in one
+        # memory ("Marta" and "live") are about the question even when each is common
+        stray = (
+            coverage < STRAY_COVERAGE
+            and all(t in common for t in matched_q)
+            and len(matched_q) <= STRAY_WORDS
+        )
         stray = stray and not getattr(lead, "answers_shape", False)
         if query.terms and (coverage < MIN_COVERAGE or stray):
             if not (dense and dense.answers(lead_id)):
