@@ -174,3 +174,22 @@ def test_a_later_change_to_another_value_does_not_take_over(memory):
     result = memory.search("what size is the Hetzner VPS now?")
     assert result.best.leaf_id == ids[0]
     assert not result.best.outdated
+
+
+def test_a_later_memory_without_the_shape_asked_is_no_new_value(memory):
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            ("2026-04-15", "Fastest way to reach Pablo Ibáñez is WhatsApp: +34 633 210 558."),
+            # later, about Pablo and WhatsApp, telling of a change, but holding no number
+            ("2026-05-06", "Pablo Ibáñez no longer changes tokens without telling us on WhatsApp."),
+        ],
+    )
+    result = memory.search("what's Pablo Ibáñez's WhatsApp number?")
+    assert result.best.leaf_id == ids[-2]
+
+
+def test_the_word_before_version_is_its_subject():
+    assert "pnpm" in subject_terms("what pnpm version is pinned in the storefront?")
+    assert "helm" in subject_terms("which version of the Helm chart is deployed?")

@@ -220,6 +220,10 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
 
 _NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
 _CUE_WORDS = frozenset(terms("version versions versión versiones"))
+_VERSIONED = re.compile(
+    r"(?i)(?P<before>[\w.+#-]+)\s+versi[oó]n(?:s|es)?\b"
+    r"|versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+(?:the\s+|el\s+|la\s+)?(?P<after>[\w.+#-]+)"
+)
 
 
 def subject_terms(question: str) -> frozenset[str]:
@@ -227,7 +231,12 @@ def subject_terms(question: str) -> frozenset[str]:
     "redis-prod-02", "Node.js"), not its common words. An identifier counts whole
     ("dispatcher-web", not "web"); a name with its aliases and stem ("Node.js", "nod")."""
     found: set[str] = set()
-    for match in _NAMED.finditer((question or "")[:2000]):
+    text = (question or "")[:2000]
+    # "which pnpm version", "version of the chart": what is versioned is named next to it
+    for match in _VERSIONED.finditer(text):
+        named = terms(match.group("before") or match.group("after") or "")
+        found.update(t for t in named[:1] if not t.isdigit())
+    for match in _NAMED.finditer(text):
         token = match.group().strip("._/-")
         named = terms(token)
         if not named or token.isdigit():

@@ -178,6 +178,12 @@ class SearchEngine:
             ranked = self._prefer_shape(ranked, shapes, subject)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, time, history)
+        answers_shape = None
+        if shapes:
+
+            def answers_shape(cand) -> bool:
+                return holds_shape(self._content_of(cand), shapes, subject)
+
         ranked = order_by_time(
             ranked,
             query,
@@ -186,11 +192,14 @@ class SearchEngine:
             time.replaced_by,
             self._idf_of(ranked, n),
             self._content_of,
+            answers_shape,
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             ranked = prefer_earlier(ranked, query, full_idf)
         elif not history and not years_or_months(query.text) and as_question:
-            ranked = self._follow_change(ranked, full_idf, n, avgdl, root, leaf_filter)
+            ranked = self._follow_change(
+                ranked, full_idf, n, avgdl, root, leaf_filter, answers_shape
+            )
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering)
@@ -299,7 +308,9 @@ class SearchEngine:
                     changed = True
         return cands
 
-    def _follow_change(self, ranked: list, full_idf: dict, n: int, avgdl: float, root, keep):
+    def _follow_change(
+        self, ranked: list, full_idf: dict, n: int, avgdl: float, root, keep, answers_shape=None
+    ):
         """A question about now whose leading memory was changed by a later one in other
         words ("resized from CX22 to CX32"): the later one answers, the leader follows marked
         OUTDATED for this question. One descent for the words of the statement asked about,
@@ -328,6 +339,8 @@ class SearchEngine:
                 continue
             if not changes_statement(statement, words, self._content_of(cand), rare):
                 continue
+            if answers_shape is not None and not answers_shape(cand):
+                continue  # a new value of "what time is X" holds a time
             present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
             newer = present or cand
             newer.adjusted = max(getattr(newer, "adjusted", 0.0), lead.adjusted)

@@ -35,11 +35,14 @@ def order_by_time(
     corrected: dict[str, str] | None = None,
     word_idf: dict[str, float] | None = None,
     content_of: Callable[[Candidate], str] | None = None,
+    answers_shape: Callable[[Candidate], bool] | None = None,
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
     about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
-    between an old and a new value); pieces of one document are not restatements."""
+    between an old and a new value); pieces of one document are not restatements.
+    ``answers_shape`` (when the question asks for a shape of answer, search/answer_type.py):
+    a memory without that shape ("the WhatsApp group", no number) is no value of the fact."""
     if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
         return ranked
     lead = ranked[0]
@@ -101,6 +104,8 @@ def order_by_time(
         for c in by_date
         if c is lead or _saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
     ]
+    if answers_shape is not None:
+        eligible = [c for c in eligible if answers_shape(c)] or eligible
     if history:
         chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
     else:
