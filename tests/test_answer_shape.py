@@ -193,3 +193,27 @@ def test_a_later_memory_without_the_shape_asked_is_no_new_value(memory):
 def test_the_word_before_version_is_its_subject():
     assert "pnpm" in subject_terms("what pnpm version is pinned in the storefront?")
     assert "helm" in subject_terms("which version of the Helm chart is deployed?")
+
+
+def test_the_passage_holds_the_line_where_the_asked_words_meet():
+    from ihmt.search.passage import best_passage
+
+    # the asked words scattered over the first lines, one each
+    intro = [
+        "# On-call runbook",
+        "## Scope",
+        "This runbook covers what can page the on-call engineer.",
+        "The primary is the person on the rota this week.",
+        "Who may escalate is decided by the team lead.",
+        "Everyone must acknowledge this runbook once a year.",
+    ]
+    filler = [f"- step {i}: check the dashboard panel number {i} and note it" for i in range(30)]
+    # ... and together, with the number asked for, on one later line
+    answer = "If the primary does not acknowledge within 15 minutes, the page escalates."
+    later = [f"- appendix line {i} about unrelated tooling" for i in range(30)]
+    text = "\n".join(intro + filler)
+    text += "\n" + "\n".join([answer] + later)
+    passage = best_passage(
+        text, "after how long does the page escalate if the primary does not acknowledge?"
+    )
+    assert "within 15 minutes" in passage.text

@@ -19,6 +19,7 @@ _SHAPE_MARK = "\x00shape"  # not a word: stands for "this line holds the shape o
 
 PASSAGE_MIN_CHARS = 1400  # shorter memories are shown whole
 PASSAGE_CHARS = 1200  # the window's budget
+DENSEST_LINE = 1.0  # weight of the window's best single line beside the words it gathers
 
 
 @dataclass
@@ -48,17 +49,22 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
     spread = Counter(t for found in line_terms for t in found)
     # a word found on few lines says more about where the answer is than one found everywhere
     weight = {t: 1.0 + math.log(len(lines) / spread[t]) for t in spread}
+    # the answer is usually one line holding several of the question's words together: a
+    # window holding that line beats one that gathers the same words from scattered lines
+    line_weight = [math.fsum(weight[t] for t in found) for found in line_terms]
     best: tuple[float, int, int] | None = None
     for start in range(len(lines)):
         if not line_terms[start]:
             continue
-        size, found, end = 0, set(), start
+        size, found, end, densest = 0, set(), start, 0.0
         while end < len(lines) and size + len(lines[end]) + 1 <= budget:
             size += len(lines[end]) + 1
             found |= line_terms[end]
+            densest = max(densest, line_weight[end])
             end += 1
         end = max(end, start + 1)
-        score = math.fsum(weight[t] for t in found)  # exact: the same whatever the set order
+        # exact sums: the same whatever the set order
+        score = math.fsum(weight[t] for t in found) + DENSEST_LINE * densest
         if best is None or score > best[0]:
             best = (score, start, end)
     if best is None:
