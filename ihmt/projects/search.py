@@ -8,6 +8,7 @@ The engine words its reasons for memories; ``code_reason`` words the same reason
 from __future__ import annotations
 
 from ..models import SearchResult
+from ..reasons import SHAPE_WORDS
 from .manifest import Manifest, trailing_blank_lines
 from .naming import Groups, covered, name_parts
 from .ranking import code_boost, name_coverage, symbol_name
@@ -34,7 +35,8 @@ def code_reason(result: SearchResult) -> str:
     if code == "no_meaning":
         return "no symbol shares these words or comes close in meaning"
     if code == "lacks_shape":
-        return result.reason.replace("no memory", "no symbol")
+        shape = SHAPE_WORDS.get(str(params.get("shape", "")), "a value")
+        return f"the query asks for {shape}, and no symbol about it holds one"
     if code == "no_match":
         return "no symbol contains any of these words"
     if code == "no_words":
