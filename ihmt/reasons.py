@@ -17,6 +17,8 @@ SHAPE_WORDS = {
     "date": "a date",
     "version": "a version",
     "number": "a number",
+    "birthday": "a birthday",
+    "username": "a user name",
 }
 
 

@@ -50,6 +50,8 @@ TEAM = [
         ("when is the launch?", "date"),
         ("¿cuándo es la reunión?", "date"),
         ("how many replicas run in production?", "number"),
+        ("when is Marta's birthday?", "birthday"),
+        ("what's Andrés's GitHub username?", "username"),
     ],
 )
 def test_the_wording_names_the_shape_asked(question, shape):
@@ -217,3 +219,12 @@ def test_the_passage_holds_the_line_where_the_asked_words_meet():
         text, "after how long does the page escalate if the primary does not acknowledge?"
     )
     assert "within 15 minutes" in passage.text
+
+
+def test_a_handle_counts_only_next_to_the_person_asked_about():
+    shapes = shapes_asked("what's Nerea's Slack handle?")
+    subject = subject_terms("what's Nerea's Slack handle?")
+    assert holds_shape("Nerea Iglesias is @nerea on Slack.", shapes, subject)
+    assert not holds_shape(
+        "Ana Beltrán (SRE): Slack handle @ana. Nerea joined in May.", shapes, subject
+    )

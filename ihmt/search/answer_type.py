@@ -118,6 +118,22 @@ SHAPES: tuple[AnswerShape, ...] = (
         True,
     ),
     AnswerShape(
+        "birthday",
+        _cue(r"birthday|birthdays|date of birth|cumpleanos|fecha de nacimiento"),
+        re.compile(r"(?i)birthday|cumplea[ñn]os|\bborn\b|naci[óo]\b|nacimiento|date of birth"),
+        True,
+    ),
+    AnswerShape(
+        "username",
+        _cue(r"username|usernames|user name|handle|nombre de usuario|usuario de github"),
+        re.compile(
+            r"(?i)user ?name|\bhandle\b|\busuario\b|\buser\s*[:=]|(?<![\w.])@[a-z0-9][\w-]{1,38}\b"
+            r"|github\.com/[\w-]+|gitlab\.com/[\w-]+"
+        ),
+        True,
+        near_subject=True,  # Ana's handle is no answer about Nerea's
+    ),
+    AnswerShape(
         "date",
         _cue(
             r"what date|which date|what day|which day|birthday|deadline|due date|since when"
@@ -189,7 +205,7 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     return tuple(shape for shape in SHAPES if shape in found)
 
 
-NEAR_BEFORE = 40  # characters before a version number where its subject is named
+NEAR_BEFORE = 40  # characters before a version (or a handle) where its subject is named
 NEAR_AFTER = 25  # ... or after it ("version 7.2 of Redis")
 
 
