@@ -225,6 +225,8 @@ def test_a_handle_counts_only_next_to_the_person_asked_about():
     shapes = shapes_asked("what's Nerea's Slack handle?")
     subject = subject_terms("what's Nerea's Slack handle?")
     assert holds_shape("Nerea Iglesias is @nerea on Slack.", shapes, subject)
-    assert not holds_shape(
-        "Ana Beltrán (SRE): Slack handle @ana. Nerea joined in May.", shapes, subject
+    other = (
+        "Nerea Iglesias owns Kafka and the staging clusters since May; questions about "
+        "alerts go to Ana Beltrán (@ana)."
     )
+    assert not holds_shape(other, shapes, subject)
