@@ -58,6 +58,18 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
+def site_packages_if_needed(config) -> None:
+    """Under ``python -S`` (the installed command), add site-packages when this store's settings
+    need an installed package: semantic search (sentence-transformers) or an LLM summarizer
+    (its SDK). Everything else runs on the standard library alone."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    if config.semantic or config.summarizer_backend not in ("", "heuristic"):
+        import site
+
+        site.main()
+
+
 def handle(payload: dict, workspace: str | None, agent: str) -> str:
     """The JSON to print for one event ("" for nothing). Raises on trouble (caught by run)."""
     from ..api import IHMT
@@ -71,6 +83,7 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
     project = project_of(cwd) if cwd else ""
     memory = IHMT.open(workspace)
     try:
+        site_packages_if_needed(memory.config)
         if event in CAPTURE_EVENTS:
             transcript = _text(payload.get("transcript_path"))
             if not transcript:

@@ -75,10 +75,11 @@ def settings_path(agent: str, scope: str, cwd: str | os.PathLike | None = None) 
 
 
 def hook_command(agent: str, workspace: str | os.PathLike | None, python: str = "") -> str:
-    """The command the agent runs: this interpreter, this clone's hook entry (it skips the
+    """The command the agent runs: this interpreter without ``site`` (``-S``: the entry adds
+    site-packages only if an import needs them), this clone's hook entry (it skips the
     command line's start-up, paid on every prompt), the store."""
     entry = ROOT / "ihmt" / "hooks" / "__main__.py"
-    parts = [python or sys.executable, str(entry), "hooks", "run", "--agent", agent]
+    parts = [python or sys.executable, "-S", str(entry), "hooks", "run", "--agent", agent]
     if workspace:
         parts += ["--path", str(Path(workspace).expanduser().resolve())]
     return shlex.join(parts)
