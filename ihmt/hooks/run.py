@@ -70,6 +70,15 @@ def site_packages_if_needed(config) -> None:
         site.main()
 
 
+def _quiet_library_logs() -> None:
+    """A capture may make the library log (an LLM backend's warnings, several lines); the
+    capture's own notes already say what happened, one line each, so those logs stay out of
+    the agent's stderr. Only captures pay for importing logging."""
+    import logging
+
+    logging.getLogger("ihmt").addHandler(logging.NullHandler())
+
+
 def handle(payload: dict, workspace: str | None, agent: str) -> str:
     """The JSON to print for one event ("" for nothing). Raises on trouble (caught by run)."""
     from ..api import IHMT
@@ -85,6 +94,7 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
     try:
         site_packages_if_needed(memory.config)
         if event in CAPTURE_EVENTS:
+            _quiet_library_logs()
             transcript = _text(payload.get("transcript_path"))
             if not transcript:
                 _note(f"{event}: the payload has no transcript_path; nothing captured")
