@@ -8,12 +8,16 @@ The agent pays the start-up on every prompt, so this entry keeps it small:
   The core needs only the standard library and this clone; a store whose settings need an
   installed package (semantic search, an LLM summarizer) gets site-packages added once it
   is open (``run.site_packages_if_needed``);
+- the cyclic garbage collector stays off while a read runs (imports make many objects that
+  live as long as the process and would be scanned again and again: about a sixth of the
+  start-up); a capture, which reads a transcript of any size, turns it back on;
 - it ends the process without the interpreter's teardown once the answer is written (every
   file it wrote is already whole and synced; the store is closed by then).
 
 ``main.py hooks run`` and entries installed without ``-S`` keep working.
 """
 
+import gc
 import os
 import sys
 
@@ -22,6 +26,7 @@ if not __package__:  # run by its path: make this clone's package importable, no
 
 
 def start() -> None:
+    gc.disable()  # see the module doc; run.run turns it back on for a capture
     from ihmt.hooks.run import main
 
     code = main(sys.argv[1:])

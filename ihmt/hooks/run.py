@@ -16,6 +16,7 @@ after ``BUDGET`` seconds.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -146,6 +147,8 @@ def run(agent: str, workspace: str | None, stdin=None, stdout=None) -> int:
         _note("the payload on stdin is not a JSON object; nothing done")
         return 0
     event = _text(payload.get("hook_event_name"))
+    if event not in CONTEXT_EVENTS:
+        gc.enable()  # the entry turned it off for a quick read; a capture may read megabytes
     _watchdog(BUDGET.get(event, CAPTURE_BUDGET))
     out = ""
     try:
