@@ -151,12 +151,16 @@ def compile_bytecode() -> None:
     )
 
 
-def floor_ms(code: str, runs: int = 15) -> float:
-    """Median wall time of a bare interpreter running ``code``: what any hook pays."""
+def floor_ms(code: str, runs: int = 15, flags: tuple[str, ...] = ()) -> float:
+    """Median wall time of a bare interpreter running ``code``: what any hook pays. ``-S``
+    (as the installed hook runs) needs the package's folder on the path itself."""
     times = []
+    if "-S" in flags:
+        code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); {code}"
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, cwd=ROOT)
+        command = [sys.executable, *flags, "-c", code]
+        subprocess.run(command, capture_output=True, timeout=120, cwd=ROOT)
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
 
@@ -319,7 +323,11 @@ def main() -> int:
     compile_bytecode()
     results = [run_conversation(s, workdir, args.latency_sample) for s in samples]
     once, ten = compaction_check(samples[0], workdir)
-    start_ms, facade_ms = floor_ms("pass"), floor_ms("import ihmt.api")
+    start_ms, facade_ms = (
+        floor_ms("pass", flags=("-S",)),
+        floor_ms("import ihmt.api", flags=("-S",)),
+    )
+    site_ms = floor_ms("pass")
     rows = [r for res in results for r in res["rows"]]
     unrelated = [u for res in results for u in res["unrelated"]]
     latency = [ms for res in results for ms in res["latency"]]
@@ -363,8 +371,9 @@ def main() -> int:
         f"{turns / max(sessions, 1):.1f} (every turn) |",
         f"| UserPromptSubmit latency incl. interpreter start, median / p95 ({len(latency)} runs) "
         f"| {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} ms | – |",
-        f"| of which: interpreter start / start plus importing the facade (`ihmt.api`), "
-        f"median | {start_ms:.0f} / {facade_ms:.0f} ms | – |",
+        f"| of which: interpreter start with `-S` as the hook runs (with site: {site_ms:.0f}) "
+        f"/ start plus importing the facade (`ihmt.api`), median | {start_ms:.0f} / "
+        f"{facade_ms:.0f} ms | – |",
         f"| capture at session end, median / p95 ({len(capture)} sessions) | "
         f"{statistics.median(capture):.0f} / {percentile(capture, 0.95):.0f} ms | – |",
         f"| one session captured once vs over 10 compactions (memories; negative = "

@@ -9,7 +9,6 @@ answer = memory.search("Luis vacaciones")
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from .facade.ingesting import Ingesting
 from .facade.reads import ReadModels
 from .facade.services import ServiceOps
 from .facade.upkeep import Upkeep
+from .logs import get_logger
 from .models import IngestReport, MemoryLeaf, SearchResult, TimeContext
 from .search.engine import SearchEngine
 from .store.atomic import atomic_write_text
@@ -48,7 +48,7 @@ from .tree.summary import SummarizerBackend
 if TYPE_CHECKING:
     pass
 
-log = logging.getLogger("ihmt")
+log = get_logger("ihmt")
 
 MAX_SAVE_CHARS = 200_000
 REPLACES_LEAD = 1.25  # score lead that makes one `replaces` candidate a clear match

@@ -292,6 +292,36 @@ def test_setup_preview_equals_what_is_written(page, site):
     assert command.startswith("claude mcp add ihmt-memory -s user -e IHMT_HOME=")
 
 
+def test_setup_hooks_step_shows_the_change_then_installs_and_removes_it(page, isolated_home):
+    """The optional hooks step: the preview shows the settings file's diff, nothing is written
+    before the confirm, and install then remove gives the user's file back byte for byte."""
+    path = isolated_home / ".claude" / "settings.json"  # the server reads HOME when asked
+    path.parent.mkdir()
+    own = '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "lint.sh"}]}]}}\n'
+    path.write_text(own, encoding="utf-8")
+    page.click("[data-tab=setup]")
+    page.wait_for_selector("#setup-hooks")
+    assert "not installed" in page.inner_text("#hooks-row-claude-user")
+    page.click("#hooks-install-claude-user")
+    page.wait_for_selector("#hooks-diff")
+    diff = page.inner_text("#hooks-diff")
+    assert "+" in diff and "hooks run --agent claude" in diff and "UserPromptSubmit" in diff
+    assert path.read_text(encoding="utf-8") == own  # previewed, not written
+    assert str(path) in page.inner_text("#hooks-preview")
+    page.click("#confirm-hooks")
+    page.wait_for_selector("#hooks-done")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["hooks"]["PreToolUse"] == json.loads(own)["hooks"]["PreToolUse"]
+    assert "installed: SessionStart" in page.inner_text("#hooks-row-claude-user")
+    page.click("#hooks-uninstall-claude-user")
+    page.wait_for_selector("#hooks-steps")
+    assert "restore" in page.inner_text("#hooks-steps")
+    page.click("#confirm-hooks")
+    page.wait_for_selector("#hooks-install-claude-user")
+    assert path.read_bytes() == own.encode("utf-8")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
 # -- every screen, at every width, in both languages -----------------------------------------------
 WIDTHS = (390, 768, 1280)
 LANGUAGES = ("en", "es")

@@ -14,7 +14,6 @@ told after leaves were indexed or removed (the semantic index keeps its vectors 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
+from ..logs import get_logger
 from ..models import CheckReport, MemoryLeaf
 from ..store.atomic import atomic_write_bytes, remove_stale_temps
 from ..store.catalog import (
@@ -41,7 +41,7 @@ from ..tree.builder import Tree
 from ..tree.refs import leaf_ref, leaf_terms
 from .check import check_store
 
-log = logging.getLogger("ihmt.store")
+log = get_logger("ihmt.store")
 
 FactExtractor = Callable[[MemoryLeaf], list[dict]]
 IndexedListener = Callable[[list[MemoryLeaf]], None]

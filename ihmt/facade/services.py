@@ -12,6 +12,9 @@ from ..models import IngestReport, MemoryLeaf
 from ..store.atomic import atomic_write_text
 from ..store.layout import StoreLayout, holds_store, resolve_workspace
 
+RESTATE_INPUT_CAP = 4000  # characters of text sent to the model to restate
+RESTATE_OUTPUT_CAP = 1200  # characters of its reply kept
+
 
 class ServiceOps:
     """Write operations and store housekeeping for presenters and services."""
@@ -57,17 +60,22 @@ class ServiceOps:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, text)
 
-    def restate(self, text: str) -> str:
-        """``text`` restated as one self-contained sentence by the configured LLM summarizer;
-        "" when only the heuristic one is configured (it would add nothing). May raise
-        whatever the model's client raises: callers keep their own text then."""
+    def restate(self, text: str, instruction: str, timeout: float | None = None) -> str:
+        """``text`` rewritten by the configured LLM summarizer as ``instruction`` (the system
+        prompt) asks; "" when only the heuristic summarizer is configured, or the backend
+        cannot be asked directly. Raises when the model fails (no key, SDK missing, network,
+        timeout, an empty reply): callers keep their own text then. ``timeout`` bounds the
+        request, in seconds."""
         if self.config.summarizer_backend in ("", "heuristic"):
             return ""
-        from ..tree.summary import ChildDigest
-
-        digest = ChildDigest(title="", excerpt=text[:300], text=text)
-        summary = self.backend.summarize([digest], domain="general", layer=1)
-        return (getattr(summary, "summary", "") or "").strip()[:1200]
+        complete = getattr(self.backend, "complete", None)
+        if complete is None:
+            return ""
+        reply = complete(instruction, text[:RESTATE_INPUT_CAP], timeout=timeout)
+        restated = " ".join(str(reply or "").split()).strip()
+        if not restated:
+            raise ValueError("the model's reply was empty")
+        return restated[:RESTATE_OUTPUT_CAP]
 
     # --- added for projects ---
     def replace_sources(

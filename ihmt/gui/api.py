@@ -85,6 +85,7 @@ class GuiApp:
             ("GET", "/api/setup/snippets"): (self.setup_snippets, "free"),
             ("POST", "/api/setup/preview"): (self.setup_preview, "free"),
             ("POST", "/api/setup/confirm"): (self.setup_confirm, "write"),
+            ("GET", "/api/setup/hooks"): (self.setup_hooks, "free"),
         }
 
     # -- dispatch ---------------------------------------------------------------------------------
@@ -496,7 +497,17 @@ class GuiApp:
         if kind == "project":
             replace = body.get("replace", False) is True
             return self.setup.preview_project(_text(body, "folder"), self.workspace, replace)
-        raise ApiError(400, 'kind must be "store" or "project"', "bad_kind")
+        if kind == "hooks":
+            folder = body.get("folder") or None
+            if folder is not None and not isinstance(folder, str):
+                raise ApiError(400, '"folder" must be a string', "missing_field", key="folder")
+            return self.setup.preview_hooks(
+                body.get("agent"), body.get("scope"), body.get("action"), folder, self.workspace
+            )
+        raise ApiError(400, 'kind must be "store", "project" or "hooks"', "bad_kind")
+
+    def setup_hooks(self, query: dict, body: dict) -> dict:
+        return self.setup.hooks_status(query.get("folder") or None)
 
     def setup_confirm(self, query: dict, body: dict) -> dict:
         preview = self.setup.take(body.get("id"))
@@ -510,6 +521,8 @@ class GuiApp:
                 "created": str(IHMT.store_folder(workspace)),
                 **self.info({}, {}),
             }
+        if preview.kind == "hooks":
+            return {"kind": "hooks", **self.setup.apply_hooks(preview)}
         return {"kind": "project", **self.setup.write_project(preview)}
 
 

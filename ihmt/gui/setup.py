@@ -24,7 +24,9 @@ from pathlib import Path
 
 from ..api import IHMT
 from ..config import MCP_SERVER_NAME as SERVER_NAME
-from ..errors import GuiInputError, OutsideRootError
+from ..errors import GuiInputError, InputError, OutsideRootError
+from ..loop import settings as hook_settings
+from ..loop.settings import HookPlan
 
 LIST_PAGE = 200  # folders per page of the folder browser
 LIST_PAGE_MAX = 1000
@@ -254,10 +256,11 @@ def snippets(workspace: Path) -> dict:
 @dataclass
 class Preview:
     id: str
-    kind: str  # "store" or "project"
+    kind: str  # "store", "project" or "hooks"
     target: Path  # the one file or folder this preview may create
     data: bytes = b""
     original_sha: str | None = None  # checksum of the file when previewed; None = absent
+    plan: HookPlan | None = None  # a hooks preview: exactly what applying it does
     created: float = field(default_factory=time.monotonic)
 
 
@@ -364,6 +367,79 @@ class SetupService:
             )
         )
         return info
+
+    # the agents' hooks (optional) ---------------------------------------------------------------
+    def _hooks_project(self, folder: str | None) -> Path | None:
+        return self.fence.check(folder) if folder else None
+
+    def hooks_status(self, folder: str | None = None) -> dict:
+        """IHMT's hooks in each agent's user settings and, for a chosen project folder, its
+        project settings (the rows of ``ihmt hooks status``)."""
+        project = self._hooks_project(folder)
+        rows = []
+        for agent in hook_settings.AGENTS:
+            rows.append(hook_settings.status_of(agent, "user").to_dict())
+            if project is not None:
+                rows.append(hook_settings.status_of(agent, "project", project).to_dict())
+        return {
+            "rows": rows,
+            "project": str(project) if project else "",
+            "events": hook_settings.EVENTS,
+        }
+
+    def preview_hooks(
+        self, agent: object, scope: object, action: object, folder: str | None, workspace: Path
+    ) -> dict:
+        """The plan of ``hooks install`` / ``uninstall`` for one agent and scope: the settings
+        file, every file operation and the settings file's diff; confirmable once.
+
+        User settings (``~/.claude``, ``~/.codex``) lie outside the folder fence by nature; the
+        plan's content is fixed here (this interpreter, this clone, the active memory), so the
+        page can choose only which of these two files and whether to add or remove."""
+        if agent not in hook_settings.AGENTS:
+            raise GuiInputError('agent must be "claude" or "codex"', "bad_agent")
+        if scope not in hook_settings.SCOPES:
+            raise GuiInputError('scope must be "user" or "project"', "bad_scope")
+        if action not in ("install", "uninstall"):
+            raise GuiInputError('action must be "install" or "uninstall"', "bad_action")
+        project = None
+        if scope == "project":
+            if not folder:
+                raise GuiInputError("choose the project folder first", "no_project_folder")
+            project = self._hooks_project(folder)
+        try:
+            if action == "install":
+                plan = hook_settings.plan_install(agent, scope, workspace=workspace, cwd=project)
+            else:
+                plan = hook_settings.plan_uninstall(agent, scope, cwd=project)
+        except InputError as exc:
+            raise GuiInputError(str(exc), "hooks_refused") from None
+        path = Path(plan.change.path)
+        if scope == "project" and not self.fence.contains(path.parent.parent.resolve()):
+            raise OutsideRootError(self.fence.root)  # the project's top lies above the fence
+        info = {
+            "kind": "hooks",
+            "agent": agent,
+            "scope": scope,
+            "action": action,
+            "path": str(path),
+            "result": plan.change.action,  # what applying it does: installed, restored, ...
+            "events": plan.change.events,
+            "steps": plan.describe(),
+            "diff": plan.diff(),
+            "id": None,
+        }
+        if plan.changes_anything:
+            info["id"] = self._remember(Preview(id="", kind="hooks", target=path, plan=plan))
+        return info
+
+    def apply_hooks(self, preview: Preview) -> dict:
+        """Apply a confirmed hooks plan (refused when the settings file changed since)."""
+        try:
+            change = hook_settings.apply(preview.plan)
+        except InputError as exc:
+            raise GuiInputError(str(exc), "hooks_changed") from None
+        return change.to_dict()
 
     def _remember(self, preview: Preview) -> str:
         preview.id = secrets.token_urlsafe(18)

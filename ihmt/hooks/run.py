@@ -16,6 +16,7 @@ after ``BUDGET`` seconds.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -58,6 +59,27 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
+def site_packages_if_needed(config) -> None:
+    """Under ``python -S`` (the installed command), add site-packages when this store's settings
+    need an installed package: semantic search (sentence-transformers) or an LLM summarizer
+    (its SDK). Everything else runs on the standard library alone."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    if config.semantic or config.summarizer_backend not in ("", "heuristic"):
+        import site
+
+        site.main()
+
+
+def _quiet_library_logs() -> None:
+    """A capture may make the library log (an LLM backend's warnings, several lines); the
+    capture's own notes already say what happened, one line each, so those logs stay out of
+    the agent's stderr. Only captures pay for importing logging."""
+    import logging
+
+    logging.getLogger("ihmt").addHandler(logging.NullHandler())
+
+
 def handle(payload: dict, workspace: str | None, agent: str) -> str:
     """The JSON to print for one event ("" for nothing). Raises on trouble (caught by run)."""
     from ..api import IHMT
@@ -71,7 +93,9 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
     project = project_of(cwd) if cwd else ""
     memory = IHMT.open(workspace)
     try:
+        site_packages_if_needed(memory.config)
         if event in CAPTURE_EVENTS:
+            _quiet_library_logs()
             transcript = _text(payload.get("transcript_path"))
             if not transcript:
                 _note(f"{event}: the payload has no transcript_path; nothing captured")
@@ -123,6 +147,8 @@ def run(agent: str, workspace: str | None, stdin=None, stdout=None) -> int:
         _note("the payload on stdin is not a JSON object; nothing done")
         return 0
     event = _text(payload.get("hook_event_name"))
+    if event not in CONTEXT_EVENTS:
+        gc.enable()  # the entry turned it off for a quick read; a capture may read megabytes
     _watchdog(BUDGET.get(event, CAPTURE_BUDGET))
     out = ""
     try:

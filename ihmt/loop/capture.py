@@ -2,10 +2,13 @@
 
 Each capture reads the transcript from where the last capture of that session stopped (a small
 offset file per session under ``state/hooks/``), extracts what a later session needs
-(``extract.py``, or the configured LLM backend), and saves it with the session's project and
-id. Nothing is saved twice: a memory's id is a hash of its words and its project, so the same
-statement seen again (an overlapping read, a second session, a re-run after a crash) is
-"already remembered", and the offset only moves forward after the saves.
+(``extract.py``; with an LLM summarizer configured, the model restates each piece, see
+``restate_items``), and saves it with the session's project and id. Nothing is saved twice: a
+memory's id is a hash of its words and its project, so the same statement seen again (an
+overlapping read, a second session, a re-run after a crash) is "already remembered", and the
+offset only moves forward after the saves. A model words a piece differently each time, so
+with one configured each piece saved is also remembered by a hash of the extractor's words
+(``restated-seen.txt``: hashes only, no text) and never sent again.
 
 Switched off by ``"hooks_capture": false`` in ``ihmt.config.json`` (everywhere) or by a file
 named ``.ihmt-no-capture`` at the project's top folder (that project).
@@ -17,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,19 +84,89 @@ def _write_offset(memory, name: str, transcript: str, offset: int, session: str)
     )
 
 
-def _llm_items(memory, items: list[Captured]) -> list[Captured]:
-    """With an LLM summarizer configured, let it restate each kept piece as one self-contained
-    sentence; any failure keeps the heuristic text."""
-    if memory.config.summarizer_backend in ("", "heuristic") or not items:
-        return items
+RESTATE_PROMPT = (
+    "You keep a long-term memory for a coding agent. Rewrite the note you are given as one "
+    "self-contained statement a later session can use without any other context: who or "
+    "what it is about, and what was stated, decided, preferred or corrected. Keep names, "
+    "dates, numbers, file paths and commands exactly as written; add nothing that is not in "
+    "the note. Reply with the statement only."
+)
+LLM_BUDGET = 20.0  # seconds one capture may spend asking the model (the hook's watchdog is 40)
+LLM_TIMEOUT = 10.0  # seconds for one request
+SEEN_STATE = "restated-seen.txt"
+SEEN_KEEP = 20_000  # pieces remembered as saved through the model (oldest forgotten first)
+
+
+def uses_llm(memory) -> bool:
+    return memory.config.summarizer_backend not in ("", "heuristic")
+
+
+def piece_key(project: str, text: str) -> str:
+    """A piece as the extractor kept it, in its project (a hash: no text is kept)."""
+    return hashlib.sha256(f"{project}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _read_seen(memory) -> set[str]:
+    """The keys of pieces already saved through the model. One key a line, appended as each
+    is saved; a torn last line (a crash mid-append) is just not a key. Past twice
+    ``SEEN_KEEP`` lines the file is rewritten with the newest ``SEEN_KEEP``."""
     try:
-        out = []
-        for item in items:
-            text = memory.restate(item.text)
-            out.append(Captured(text or item.text, item.timestamp, item.kind, item.correction))
-        return out
-    except Exception:  # a model that fails must never cost the capture
-        return items
+        lines = memory.state_path(SEEN_STATE).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return set()
+    keys = [k for k in lines.split("\n") if len(k) == 32]
+    if len(keys) > 2 * SEEN_KEEP:
+        memory.write_state(SEEN_STATE, "".join(k + "\n" for k in keys[-SEEN_KEEP:]))
+        keys = keys[-SEEN_KEEP:]
+    return set(keys)
+
+
+def _remember_seen(memory, key: str) -> None:
+    path = memory.state_path(SEEN_STATE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="ascii") as handle:
+        handle.write(key + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def llm_timeout(memory) -> float:
+    """Seconds for one request: ``hooks_llm_timeout`` in ihmt.config.json, else 10."""
+    value = memory.config.extra.get("hooks_llm_timeout")
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= LLM_BUDGET:
+        return float(value)
+    return LLM_TIMEOUT
+
+
+def restate_items(
+    memory, items: list[Captured], notes: list[str], budget: float = LLM_BUDGET
+) -> list[Captured]:
+    """Each piece restated by the configured LLM summarizer as one self-contained statement.
+    When the model fails or the time budget runs out, that piece and the rest keep the
+    heuristic extractor's text, and one note says why."""
+    deadline = time.monotonic() + budget
+    timeout = llm_timeout(memory)
+    out: list[Captured] = []
+    for i, item in enumerate(items):
+        left = deadline - time.monotonic()
+        why = ""
+        text = ""
+        if left < 1.0:
+            why = "ran out of time"
+        else:
+            try:
+                text = memory.restate(item.text, RESTATE_PROMPT, timeout=min(timeout, left))
+            except Exception as exc:  # a model that fails must never cost the capture
+                why = f"failed: {exc}"
+        if why:
+            backend = memory.config.summarizer_backend
+            notes.append(
+                f"the LLM summarizer ({backend}) {why}; kept the heuristic extractor's text "
+                f"for {len(items) - i} memories"
+            )
+            return out + items[i:]
+        out.append(Captured(text or item.text, item.timestamp, item.kind, item.correction))
+    return out
 
 
 def capture_transcript(
@@ -121,10 +195,24 @@ def capture_transcript(
         report.notes.append(f"skipped {chunk.skipped_bytes:,} bytes of oversized transcript")
     if chunk.damaged_lines:
         report.notes.append(f"skipped {chunk.damaged_lines} damaged transcript line(s)")
-    items = _llm_items(memory, extract(chunk.turns))[:MAX_SAVES]
     from ..privacy.secrets import redact
 
-    for item in items:
+    # credentials are redacted before anything (a model included) sees the text
+    pieces = []
+    for piece in extract(chunk.turns)[:MAX_SAVES]:
+        text, _findings = redact(piece.text)
+        pieces.append(Captured(text, piece.timestamp, piece.kind, piece.correction))
+    items = pieces
+    if uses_llm(memory):
+        # the model words a piece differently each time it is asked: a piece once saved
+        # through it is never asked about again (a re-run after a crash, the same words in
+        # another session), so it cannot be saved twice under other words
+        seen = _read_seen(memory)
+        fresh = [p for p in pieces if piece_key(project, p.text) not in seen]
+        report.already += len(pieces) - len(fresh)
+        pieces = fresh
+        items = restate_items(memory, pieces, report.notes)
+    for piece, item in zip(pieces, items, strict=True):
         text, _findings = redact(item.text)
         try:
             saved = memory.save(
@@ -140,6 +228,8 @@ def capture_transcript(
             report.saved += saved.leaf_ids
         else:
             report.already += 1
+        if uses_llm(memory):  # at once: a crash after this save cannot repeat it
+            _remember_seen(memory, piece_key(project, piece.text))
     if chunk.end != start:
         _write_offset(memory, state, transcript, chunk.end, session)
     return report

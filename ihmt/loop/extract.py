@@ -19,38 +19,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .patterns import ACK, CORRECTION, DECISION, RULE
 from .transcript import Turn
 
 MIN_WORDS = 4
 MAX_MEMORY_CHARS = 1200
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z¿¡0-9])|\n+")
-RULE = re.compile(
-    r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
-    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b",
-    re.I,
-)
-DECISION = re.compile(
-    r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
-    r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
-    r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses))\b",
-    re.I,
-)
-CORRECTION = re.compile(
-    r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
-    r"scratch that)\b",
-    re.I,
-)
 _REQUEST = re.compile(
     r"^\s*(please\s+)?(can|could|would|will) you\b|^\s*(please\s+)?(fix|add|run|make|show|"
     r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
     r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
     r"lets|go|continue|do|commit|push|review|summarize|describe)\b",
-    re.I,
-)
-ACK = re.compile(
-    r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
-    r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
     re.I,
 )
 _REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)

@@ -19,7 +19,6 @@ from ..text.clean import one_line
 from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
-from .extract import ACK, CORRECTION, DECISION, RULE
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
@@ -144,6 +143,8 @@ def _named_hits(result, text: str, names: list[str]) -> list:
 
 
 def _confident_hits(result, text: str) -> list:
+    from .patterns import ACK  # here: most prompts never get this far
+
     best = result.best
     if ACK.search(text):  # "yes do it", "ok thanks": a reply to the agent, not a question
         return []
@@ -188,6 +189,8 @@ def _mine(leaf_project: str, project: str) -> bool:
 def session_brief(memory, project: str = "") -> str:
     """Facts in force, recent decisions and open corrections for this project, dated; "" when
     memory holds nothing of the kind."""
+    from .patterns import CORRECTION, DECISION, RULE
+
     leaves = memory.recent_memories(BRIEF_SCAN)
     foreign = {leaf.leaf_id for leaf in leaves if not _mine(leaf.project, project)}
     facts = []

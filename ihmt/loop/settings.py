@@ -7,7 +7,9 @@ Both agents read the same shape (event -> list of matcher groups -> list of comm
     Codex        ~/.codex/hooks.json (user; $CODEX_HOME moves it) or
                  <project>/.codex/hooks.json (project), key "hooks"
 
-Install appends one group per event whose command is ``… hooks run --agent NAME`` and touches
+Each change is planned first (``plan_install`` / ``plan_uninstall``: the bytes before and
+after, every file operation) and then applied (``apply``), so a front end can show the plan
+and apply it on confirmation. Install appends one group per event whose command is ``… hooks run --agent NAME`` and touches
 nothing else in the file. It keeps the file's bytes as ``<file>.ihmt-backup`` and a note
 ``<file>.ihmt-installed`` (whether the file existed, the digest of what was written). Running
 it again changes nothing. Uninstall restores the backup byte for byte when nobody edited the
@@ -75,10 +77,11 @@ def settings_path(agent: str, scope: str, cwd: str | os.PathLike | None = None) 
 
 
 def hook_command(agent: str, workspace: str | os.PathLike | None, python: str = "") -> str:
-    """The command the agent runs: this interpreter, this clone's hook entry (it skips the
+    """The command the agent runs: this interpreter without ``site`` (``-S``: the entry adds
+    site-packages only if an import needs them), this clone's hook entry (it skips the
     command line's start-up, paid on every prompt), the store."""
     entry = ROOT / "ihmt" / "hooks" / "__main__.py"
-    parts = [python or sys.executable, str(entry), "hooks", "run", "--agent", agent]
+    parts = [python or sys.executable, "-S", str(entry), "hooks", "run", "--agent", agent]
     if workspace:
         parts += ["--path", str(Path(workspace).expanduser().resolve())]
     return shlex.join(parts)
@@ -128,9 +131,75 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def install(
+@dataclass
+class HookPlan:
+    """Exactly what an install or uninstall will do, computed without touching anything:
+    the settings file's bytes now and after, and every file operation in order. ``apply``
+    performs it only if the settings file still holds the bytes it was planned from (the GUI
+    shows a plan, then applies it on the user's confirmation)."""
+
+    change: HookChange
+    before: bytes | None  # the settings file now (None: absent)
+    after: bytes | None  # the settings file afterwards (None: removed; == before: unchanged)
+    steps: list[tuple[str, str, bytes | None]] = field(default_factory=list)
+    # ("mkdir", folder, None), ("write", file, bytes), ("remove", file, None),
+    # ("rmdir", folder, None): rmdir only if the folder is then empty
+
+    @property
+    def changes_anything(self) -> bool:
+        return bool(self.steps)
+
+    def describe(self) -> list[str]:
+        """One line per file operation, in plain words (what the preview lists)."""
+        settings_file = self.change.path
+        words = {
+            "mkdir": "create the folder {}",
+            "rmdir": "remove the folder {} if it is empty",
+            "remove": "delete {}",
+        }
+        lines = []
+        for kind, target, _data in self.steps:
+            if kind == "write" and target == settings_file:
+                if self.change.action == "restored":
+                    lines.append(f"restore {target} to its bytes from before the install")
+                else:
+                    lines.append(f"{'rewrite' if self.before is not None else 'create'} {target}")
+            elif kind == "write" and target.endswith(".ihmt-backup"):
+                lines.append(f"save the original as {target} (uninstall restores it)")
+            elif kind == "write":
+                lines.append(f"write {target} (IHMT's note of what it installed)")
+            elif kind == "remove" and target == settings_file:
+                lines.append(f"delete {target} (IHMT created it)")
+            else:
+                lines.append(words[kind].format(target))
+        return lines
+
+    def diff(self) -> str:
+        """The settings file's change as a unified diff ("" when it does not change)."""
+        import difflib
+
+        if self.after == self.before:
+            return ""
+
+        def lines(raw: bytes | None) -> list[str]:
+            return raw.decode("utf-8", "replace").splitlines(keepends=True) if raw else []
+
+        path = self.change.path
+        before_name = path if self.before is not None else "/dev/null"
+        after_name = path if self.after is not None else "/dev/null"
+        return "".join(
+            difflib.unified_diff(lines(self.before), lines(self.after), before_name, after_name)
+        )
+
+
+def _digest_of(raw: bytes | None) -> str:
+    return _digest(raw) if raw is not None else ""
+
+
+def plan_install(
     agent: str, scope: str = "user", workspace=None, cwd=None, python: str = ""
-) -> HookChange:
+) -> HookPlan:
+    """What ``install`` would do (nothing is written)."""
     path = settings_path(agent, scope, cwd)
     raw, data = _load(path)
     change = HookChange(agent, scope, str(path), "already installed")
@@ -138,7 +207,7 @@ def install(
     present = installed_events(data)
     if all(e in present for e in wanted):
         change.events = present
-        return change
+        return HookPlan(change, raw, raw)
     command = hook_command(agent, workspace, python)
     hooks = data.setdefault("hooks", {})
     for event in wanted:
@@ -152,10 +221,12 @@ def install(
     text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     backup, note = _sidecars(path)
     created_dir = not path.parent.exists()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    plan = HookPlan(change, raw, text)
+    if created_dir:
+        plan.steps.append(("mkdir", str(path.parent), None))
     if not note.exists():  # the first install keeps the untouched original
         if raw is not None:
-            atomic_write_bytes(backup, raw)
+            plan.steps.append(("write", str(backup), raw))
             change.backup = str(backup)
         record = {"existed": raw is not None, "created_dir": created_dir}
     else:
@@ -164,14 +235,15 @@ def install(
         except (OSError, ValueError):
             record = {"existed": raw is not None, "created_dir": False}
     record["written"] = _digest(text)
-    atomic_write_bytes(path, text)
-    atomic_write_bytes(note, json.dumps(record).encode("utf-8"))
+    plan.steps.append(("write", str(path), text))
+    plan.steps.append(("write", str(note), json.dumps(record).encode("utf-8")))
     change.action = "installed"
     change.events = list(wanted)
-    return change
+    return plan
 
 
-def uninstall(agent: str, scope: str = "user", cwd=None) -> HookChange:
+def plan_uninstall(agent: str, scope: str = "user", cwd=None) -> HookPlan:
+    """What ``uninstall`` would do (nothing is written)."""
     path = settings_path(agent, scope, cwd)
     raw, data = _load(path)
     backup, note = _sidecars(path)
@@ -181,62 +253,107 @@ def uninstall(agent: str, scope: str = "user", cwd=None) -> HookChange:
         record = json.loads(note.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         record = None
+    plan = HookPlan(change, raw, raw)
     if not present:
-        note.unlink(missing_ok=True)
-        return change
+        if note.exists():
+            plan.steps.append(("remove", str(note), None))
+        return plan
     change.events = present
     if isinstance(record, dict) and raw is not None and record.get("written") == _digest(raw):
         if record.get("existed") and backup.exists():
-            atomic_write_bytes(path, backup.read_bytes())
+            plan.after = backup.read_bytes()
+            plan.steps.append(("write", str(path), plan.after))
         else:
-            path.unlink()
-        note.unlink(missing_ok=True)
-        backup.unlink(missing_ok=True)
+            plan.after = None
+            plan.steps.append(("remove", str(path), None))
+        plan.steps.append(("remove", str(note), None))
+        plan.steps.append(("remove", str(backup), None))
         if not record.get("existed") and record.get("created_dir"):
+            plan.steps.append(("rmdir", str(path.parent), None))
+        change.action = "restored"
+        return plan
+    # edited since: take out only IHMT's entries
+    hooks = data.get("hooks", {})
+    for event in list(hooks):
+        groups = hooks[event] if isinstance(hooks[event], list) else []
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                inner = [h for h in group["hooks"] if not _ours(h)]
+                if not inner and group["hooks"]:
+                    continue
+                group = dict(group, hooks=inner)
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        data.pop("hooks", None)
+    plan.after = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    plan.steps.append(("write", str(path), plan.after))
+    plan.steps.append(("remove", str(note), None))
+    plan.steps.append(("remove", str(backup), None))
+    change.action = "removed"
+    return plan
+
+
+def apply(plan: HookPlan) -> HookChange:
+    """Carry out a plan, unless its settings file changed since it was made."""
+    path = Path(plan.change.path)
+    try:
+        now = path.read_bytes()
+    except FileNotFoundError:
+        now = None
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if _digest_of(now) != _digest_of(plan.before) or (now is None) != (plan.before is None):
+        raise InputError(f"{path} changed since this was planned; nothing was changed")
+    for kind, target, data in plan.steps:
+        where = Path(target)
+        if kind == "mkdir":
+            where.mkdir(parents=True, exist_ok=True)
+        elif kind == "write":
+            atomic_write_bytes(where, data or b"")
+        elif kind == "remove":
+            where.unlink(missing_ok=True)
+        elif kind == "rmdir":
             try:
-                path.parent.rmdir()
+                where.rmdir()
             except OSError:
                 pass
-        change.action = "restored"
-    else:  # edited since: take out only IHMT's entries
-        hooks = data.get("hooks", {})
-        for event in list(hooks):
-            groups = hooks[event] if isinstance(hooks[event], list) else []
-            kept = []
-            for group in groups:
-                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                    inner = [h for h in group["hooks"] if not _ours(h)]
-                    if not inner and group["hooks"]:
-                        continue
-                    group = dict(group, hooks=inner)
-                kept.append(group)
-            if kept:
-                hooks[event] = kept
-            else:
-                del hooks[event]
-        if not hooks:
-            data.pop("hooks", None)
-        text = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-        atomic_write_bytes(path, text)
-        change.action = "removed"
-    note.unlink(missing_ok=True)
-    backup.unlink(missing_ok=True)
-    return change
+    return plan.change
+
+
+def install(
+    agent: str, scope: str = "user", workspace=None, cwd=None, python: str = ""
+) -> HookChange:
+    return apply(plan_install(agent, scope, workspace, cwd, python))
+
+
+def uninstall(agent: str, scope: str = "user", cwd=None) -> HookChange:
+    return apply(plan_uninstall(agent, scope, cwd))
+
+
+def status_of(agent: str, scope: str, cwd=None) -> HookChange:
+    """Whether IHMT's hooks are in one settings file. An unreadable file or a folder that is
+    no project is a row saying so, never an error."""
+    try:
+        path = settings_path(agent, scope, cwd)
+        _raw, data = _load(path)
+    except InputError as exc:
+        if scope == "project" and "not inside a project" in str(exc):
+            return HookChange(agent, scope, "", "no project")
+        return HookChange(agent, scope, "", f"unreadable: {exc}")
+    events = installed_events(data)
+    return HookChange(agent, scope, str(path), "installed" if events else "not installed", events)
 
 
 def status(cwd=None) -> list[HookChange]:
     out = []
     for agent in AGENTS:
         for scope in SCOPES:
-            try:
-                path = settings_path(agent, scope, cwd)
-                _raw, data = _load(path)
-            except InputError as exc:
-                if scope == "project" and "not inside a project" in str(exc):
-                    continue
-                out.append(HookChange(agent, scope, "", f"unreadable: {exc}"))
-                continue
-            events = installed_events(data)
-            action = "installed" if events else "not installed"
-            out.append(HookChange(agent, scope, str(path), action, events))
+            change = status_of(agent, scope, cwd)
+            if change.action != "no project":
+                out.append(change)
     return out

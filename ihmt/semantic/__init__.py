@@ -10,10 +10,20 @@ sentence-transformers load on the first semantic search.
 
 from __future__ import annotations
 
-from .embedder import DEFAULT_MODEL, EXTRA_HINT, SemanticUnavailable, missing_modules
-from .fusion import Fusion
-from .hook import SemanticWiring, wiring
-from .vectors import FILENAME
+import importlib
+
+# name -> the module that defines it; loaded on first use, so importing one part (the facade
+# imports ``hook`` on every open, the agent hooks on every prompt) does not load the others
+_EXPORTS = {
+    "DEFAULT_MODEL": "embedder",
+    "EXTRA_HINT": "embedder",
+    "SemanticUnavailable": "embedder",
+    "missing_modules": "embedder",
+    "Fusion": "fusion",
+    "SemanticWiring": "hook",
+    "wiring": "hook",
+    "FILENAME": "vectors",
+}
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -25,3 +35,10 @@ __all__ = [
     "missing_modules",
     "wiring",
 ]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

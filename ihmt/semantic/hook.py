@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .vectors import FILENAME
-
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -71,6 +69,8 @@ class SemanticWiring:
 def wiring(source: SemanticSource) -> SemanticWiring:
     """The index and listeners for one memory (its write coordinator is built from the result,
     so ``source.read_leaf`` must only be called later, never here)."""
+    from .vectors import FILENAME  # here: a store without semantic search never loads it
+
     sidecar = source.state_dir / FILENAME
     if not source.config.semantic and not sidecar.exists():
         return SemanticWiring()

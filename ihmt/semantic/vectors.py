@@ -15,7 +15,7 @@ imported when the matrix is built, so forget works even without the extra instal
 from __future__ import annotations
 
 import contextlib
-import secrets
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -32,6 +32,12 @@ CREATE TABLE IF NOT EXISTS vec (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+def _new_epoch() -> str:
+    """A random epoch tag (``os.urandom``, as ``secrets.token_hex`` uses, without importing
+    ``secrets``: the facade imports this module on every open)."""
+    return os.urandom(8).hex()
 
 
 class VectorStore:
@@ -64,9 +70,7 @@ class VectorStore:
             conn.execute("PRAGMA secure_delete=ON")
             conn.executescript(_SCHEMA)
             if conn.execute("SELECT 1 FROM meta WHERE key='epoch'").fetchone() is None:
-                conn.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (secrets.token_hex(8),)
-                )
+                conn.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (_new_epoch(),))
             if self._model and conn.execute("SELECT COUNT(*) FROM vec").fetchone()[0] == 0:
                 for key, value in zip(("model", "dim"), self._model, strict=True):
                     conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -148,7 +152,7 @@ class VectorStore:
     def clear(self) -> None:
         with self._tx() as conn:
             conn.execute("DELETE FROM vec")
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (secrets.token_hex(8),))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('epoch', ?)", (_new_epoch(),))
         self.checkpoint()
 
     # -- reads -------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from ..faults import checkpoint
@@ -17,6 +16,8 @@ from ..faults import checkpoint
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: readers (the hooks) never write
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         checkpoint("atomic.opened")

@@ -25,9 +25,7 @@ import contextlib
 import errno
 import json
 import os
-import secrets
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -360,6 +358,8 @@ class Catalog:
         for stale in home.parent.glob(".catalog.*.rebuild*"):  # from a killed rebuild
             with contextlib.suppress(OSError):
                 stale.unlink()
+        import tempfile  # here: only a rebuild needs it, readers never do
+
         try:
             fd, name = tempfile.mkstemp(dir=home.parent, prefix=".catalog.", suffix=".rebuild")
         except OSError as exc:
@@ -424,7 +424,12 @@ class Catalog:
         row = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         # A fresh catalog starts at a random point so that a process which cached state for
         # generation g of a catalog that was since rebuilt never mistakes the new one for it.
-        gen = int(row[0]) + 1 if row else secrets.randbits(40) << 12
+        if row:
+            gen = int(row[0]) + 1
+        else:  # imported here: readers (the hooks) never need it
+            import secrets
+
+            gen = secrets.randbits(40) << 12
         self.set_meta(conn, "generation", gen)
         return gen
 

@@ -13,7 +13,6 @@ every platform.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 from ..errors import StoreCorruptError
@@ -51,4 +50,6 @@ def parse_leaf(data: bytes, *, name: str = "leaf") -> tuple[dict, str]:
 def leaf_checksum(text: str) -> str:
     """The checksum a leaf header carries for its body: ``sha256:`` and the hex digest of
     the text's UTF-8 bytes (lone surrogates kept, so a body read back matches byte for byte)."""
+    import hashlib  # here: the hooks read leaves without checking them
+
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

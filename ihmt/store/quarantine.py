@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -69,6 +68,8 @@ def move_aside(root: Path, path: Path, reason: str) -> str:
     if path.is_symlink():
         os.replace(path, where / name)  # the link itself, never what it points to
     else:
+        import shutil  # here: shutil (and the compressors it loads) only for a damaged file
+
         shutil.move(str(path), where / name)
     fsync_dir(where)
     return name

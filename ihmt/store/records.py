@@ -7,18 +7,19 @@ record, named by its content hash, so copies of a store merge by plain union of 
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 from pathlib import Path
 
+from ..logs import get_logger
 from .atomic import atomic_write_text
 
-log = logging.getLogger("ihmt.store")
+log = get_logger("ihmt.store")
 
 
 def write_record(folder: Path, kind: str, data: dict) -> Path:
     body = json.dumps({"kind": kind, **data}, ensure_ascii=False, sort_keys=True)
+    import hashlib  # here: only writers need it
+
     digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     path = folder / f"{kind}-{digest}.json"
     if not path.exists():

@@ -8,10 +8,10 @@ under the catalog generation it was built from and rebuilt when the store change
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..logs import get_logger
 from ..models import TimeContext
 from ..store.records import fact_records
 from ..text.tokenize import terms
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..store.catalog import Catalog
     from .resolver import ConflictResolver
 
-log = logging.getLogger("ihmt")
+log = get_logger("ihmt")
 
 
 class StoreTimeline:

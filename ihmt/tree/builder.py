@@ -17,9 +17,7 @@ nothing rewritten per event), and the tree is always rebuildable from them.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
 import os
 import re
 from pathlib import Path
@@ -27,6 +25,7 @@ from pathlib import Path
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..faults import checkpoint
+from ..logs import get_logger
 from ..store.atomic import atomic_write_text
 from ..store.catalog import Catalog
 from ..store.layout import StoreLayout
@@ -44,7 +43,7 @@ from .sketch import Sketch
 from .summary import ChildDigest, SummarizerBackend
 from .trunk import load_root, render_root, write_root
 
-log = logging.getLogger("ihmt.tree")
+log = get_logger("ihmt.tree")
 BRANCH_FORMAT = 1
 EVENT_BATCH = 512  # events written and registered per catalog transaction
 
@@ -267,6 +266,8 @@ class Tree:
         domain = children[0]["domain"]
         layer = max(c["layer"] for c in children) + 1
         if branch_id is None:
+            import hashlib  # here: only consolidation names branches
+
             digest = hashlib.sha256(",".join(c["id"] for c in children).encode()).hexdigest()[:10]
             branch_id = f"N{layer}-{domain}-{digest}"
         digests = [

@@ -249,6 +249,7 @@ class _LLMSummarizer:
         self._client: Any = None
         self._sdk: Any = None
         self._disabled = False  # permanent: SDK missing or no key
+        self._disabled_reason = ""
         self._consecutive_failures = 0
         self._circuit_open = False
         self._logged: set[str] = set()
@@ -287,24 +288,26 @@ class _LLMSummarizer:
             return self._client
         if not self._api_key:
             self._disabled = True
-            self._warn_once("no-key", "no API key configured")
+            self._disabled_reason = "no API key configured"
+            self._warn_once("no-key", self._disabled_reason)
             return None
         try:
             sdk = importlib.import_module(self._sdk_module)
         except ImportError:
             self._disabled = True
-            self._warn_once(
-                "sdk-missing",
+            self._disabled_reason = (
                 f"the '{self._sdk_module}' package is not installed "
-                f"(pip install 'ihmt[{self._sdk_module}]')",
+                f"(pip install 'ihmt[{self._sdk_module}]')"
             )
+            self._warn_once("sdk-missing", self._disabled_reason)
             return None
         try:
             self._sdk = sdk
             self._client = self._make_client(sdk)
         except Exception as exc:  # bad base_url and the like: treat as permanent
             self._disabled = True
-            self._warn_once("client-error", f"cannot create client: {_describe(exc)}")
+            self._disabled_reason = f"cannot create client: {_describe(exc)}"
+            self._warn_once("client-error", self._disabled_reason)
             return None
         return self._client
 
@@ -332,6 +335,29 @@ class _LLMSummarizer:
                 "circuit-open",
                 f"{FAILURES_TO_OPEN} consecutive failures, not calling the API again",
             )
+
+    def complete(self, system: str, user: str, timeout: float | None = None) -> str:
+        """One request to the model for a caller that keeps its own fallback (capture restating
+        what it keeps): the reply's text, or an exception saying why there is none (no key, SDK
+        missing, network, bad status, timeout, the circuit breaker open). ``timeout`` (seconds)
+        bounds this request below the client's own. Failures count toward the breaker."""
+        if self._circuit_open:
+            raise RuntimeError(
+                f"{FAILURES_TO_OPEN} consecutive failures; not calling the API again"
+            )
+        client = self._get_client()
+        if client is None:
+            raise RuntimeError(self._disabled_reason or "the model's client is unavailable")
+        if timeout is not None and hasattr(client, "with_options"):
+            client = client.with_options(timeout=max(0.1, min(float(timeout), self.timeout)))
+        try:
+            reply = self._complete(client, system, user)
+        except Exception as exc:
+            self._record_failure(self._classify(exc), f"request failed: {_describe(exc)}")
+            raise RuntimeError(_describe(exc)) from None
+        with self._lock:
+            self._consecutive_failures = 0
+        return reply if isinstance(reply, str) else ""
 
     def summarize(self, children: list[ChildDigest], *, domain: str, layer: int) -> NodeSummary:
         """Ask the model for a summary; on any failure return the fallback's summary instead."""

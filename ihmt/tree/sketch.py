@@ -16,7 +16,6 @@ drops the removed words exactly. Size is bounded: at most max(4*SET_CAP, BLOOM_B
 from __future__ import annotations
 
 import base64
-import hashlib
 import sys
 from array import array
 from bisect import bisect_left
@@ -28,9 +27,20 @@ BLOOM_K = 3
 _MASK = BLOOM_BITS - 1
 
 
+def _blake2b(data: bytes, digest_size: int):
+    """``hashlib.blake2b``, imported on the first call (a small store's reads, the hooks' usual
+    case, never hash a term; loading hashlib costs each of them a few ms). The first call puts
+    the real function in this name's place, so later calls pay nothing extra."""
+    global _blake2b
+    from hashlib import blake2b
+
+    _blake2b = blake2b
+    return blake2b(data, digest_size=digest_size)
+
+
 def term_hash(term: str) -> int:
     return int.from_bytes(
-        hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "little"
+        _blake2b(term.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "little"
     )
 
 

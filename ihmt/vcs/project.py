@@ -14,7 +14,6 @@ prompt and must stay fast.
 
 from __future__ import annotations
 
-import configparser
 import os
 import re
 from pathlib import Path
@@ -62,6 +61,8 @@ def _git_dir(top: Path) -> Path | None:
 
 
 def _remote_url(git_dir: Path) -> str:
+    import configparser  # only a work tree pays for it
+
     parser = configparser.RawConfigParser(strict=False)
     try:
         parser.read_string((git_dir / "config").read_text(encoding="utf-8", errors="replace"))

@@ -1130,6 +1130,7 @@
     loaded: false, rendered: false, snippets: null, error: null,
     mode: 'project', project: '', storeName: '', storePreview: null, projectPreview: null,
     replace: false, written: null, created: null, busy: false,
+    hooks: null, hooksPreview: null, hooksDone: null,
     reset() {},
 
     async load() {
@@ -1137,6 +1138,7 @@
       try {
         await refreshInfo();
         this.snippets = await api('/api/setup/snippets');
+        await this.loadHooks();
         this.error = null;
       } catch (err) {
         this.error = err;
@@ -1153,6 +1155,97 @@
         h('div', {}, h('h1', {}, t('setup.title')), h('p', { class: 'lead' }, t('setup.lead')))));
       root.appendChild(this.memoryCard());
       root.appendChild(this.agentCard());
+      if (state.info.exists) root.appendChild(this.hooksCard());
+    },
+
+    // ---- step 3 (optional): the agents' lifecycle hooks. The server plans every change
+    // (ihmt/loop/settings.py); this only shows the plan and sends the user's confirmation.
+    async loadHooks() {
+      const q = this.project ? '?folder=' + encodeURIComponent(this.project) : '';
+      try {
+        this.hooks = await api('/api/setup/hooks' + q);
+      } catch (err) {
+        this.hooks = { rows: [], error: err.message };
+      }
+    },
+
+    hooksCard() {
+      const s = this.hooks || { rows: [] };
+      const statusText = (row) => {
+        if (row.action === 'installed') return t('setup.hooks_on', { events: row.events.join(', ') });
+        if (row.action === 'not installed') return t('setup.hooks_off');
+        if (row.action === 'no project') return t('setup.hooks_no_project');
+        return row.action;
+      };
+      const rows = s.rows.map((row) => {
+        const id = row.agent + '-' + row.scope;
+        const canAct = row.action === 'installed' || row.action === 'not installed';
+        const action = row.action === 'installed' ? 'uninstall' : 'install';
+        return h('tr', { id: 'hooks-row-' + id },
+          h('td', {}, row.agent === 'claude' ? 'Claude Code' : 'Codex'),
+          h('td', {}, t(row.scope === 'user' ? 'setup.hooks_user' : 'setup.hooks_project')),
+          h('td', {}, row.path ? h('code', { class: 'path' }, row.path) : ''),
+          h('td', {}, h('span', { class: ['status', row.action === 'installed' ? 'ok' : 'off'] }, statusText(row))),
+          h('td', {}, canAct ? h('button', {
+            class: 'btn', type: 'button', id: 'hooks-' + action + '-' + id,
+            onclick: () => this.previewHooks(row.agent, row.scope, action),
+          }, t(action === 'install' ? 'setup.hooks_install' : 'setup.hooks_uninstall')) : ''));
+      });
+      const body = h('div', { class: 'step-body' },
+        h('h2', {}, t('setup.hooks_title'), ' ', h('span', { class: 'status off' }, t('setup.optional'))),
+        h('p', { class: 'muted' }, t('setup.hooks_lead')),
+        h('p', { class: 'muted small' }, t('setup.hooks_how', { path: state.info.workspace })),
+        h('div', { class: 'path-row' },
+          h('span', { class: 'path-label' }, t('setup.project_folder')),
+          h('code', { class: 'path', id: 'hooks-project-path' }, this.project || t('setup.none_chosen')),
+          h('button', { class: 'btn', type: 'button', id: 'hooks-choose-project', onclick: () => folderDialog.open('project') }, t('setup.choose'))),
+        s.error ? h('div', { class: 'notice warn' }, s.error) : null,
+        h('table', { class: 'hooks-table', id: 'hooks-status' },
+          h('thead', {}, h('tr', {},
+            h('th', {}, t('setup.hooks_agent')), h('th', {}, t('setup.hooks_scope')),
+            h('th', {}, t('setup.hooks_file')), h('th', {}, t('setup.hooks_state')), h('th', {}, t('setup.hooks_change')))),
+          h('tbody', {}, rows)));
+      if (this.hooksDone) {
+        body.appendChild(h('div', { class: 'notice ok', id: 'hooks-done' },
+          this.hooksDone.action === 'installed'
+            ? t('setup.hooks_done_on', { path: this.hooksDone.path })
+            : t('setup.hooks_done_off', { path: this.hooksDone.path })));
+      }
+      if (this.hooksPreview) body.appendChild(this.hooksPreviewBox(this.hooksPreview));
+      return h('section', { class: 'card step', id: 'setup-hooks' }, h('div', { class: 'step-num' }, '3'), body);
+    },
+
+    hooksPreviewBox(p) {
+      const box = h('div', { class: 'preview', id: 'hooks-preview' },
+        h('div', { class: 'preview-title' }, h('code', {}, p.path)));
+      if (!p.id) {
+        box.appendChild(h('div', { class: 'notice info' }, t(p.action === 'install' ? 'setup.hooks_already' : 'setup.hooks_nothing')));
+        return box;
+      }
+      append(box, [
+        h('div', { class: 'muted small' }, t('setup.hooks_steps')),
+        h('ul', { class: 'steps', id: 'hooks-steps' }, p.steps.map((line) => h('li', {}, line))),
+        p.diff ? h('div', { class: 'muted small' }, t('setup.hooks_diff')) : null,
+        p.diff ? h('pre', { class: 'code', id: 'hooks-diff', tabindex: '0' }, p.diff) : null,
+        h('div', { class: 'actions' },
+          h('button', { class: 'btn primary', type: 'button', id: 'confirm-hooks', onclick: () => this.confirm(p.id, 'hooks') },
+            t(p.action === 'install' ? 'setup.hooks_confirm_install' : 'setup.hooks_confirm_uninstall')),
+          h('button', { class: 'btn ghost', type: 'button', onclick: () => { this.hooksPreview = null; this.render(); } }, t('common.cancel')))]);
+      return box;
+    },
+
+    async previewHooks(agent, scope, action) {
+      this.hooksDone = null;
+      try {
+        const body = { kind: 'hooks', agent, scope, action };
+        if (scope === 'project') body.folder = this.project;
+        this.hooksPreview = await api('/api/setup/preview', body);
+      } catch (err) {
+        toast(err.message, 'warn');
+      }
+      this.render();
+      const confirm = $('#confirm-hooks');
+      if (confirm) confirm.focus();
     },
 
     memoryCard() {
@@ -1224,6 +1317,8 @@
       await refreshInfo();
       this.snippets = await api('/api/setup/snippets');
       this.storePreview = null; this.projectPreview = null; this.written = null;
+      this.hooksPreview = null; this.hooksDone = null;
+      await this.loadHooks();
       memoryChanged();
       this.render();
     },
@@ -1334,6 +1429,11 @@
         if (kind === 'store') {
           this.created = res.created;
           await this.afterSwitch();
+        } else if (kind === 'hooks') {
+          this.hooksDone = res;
+          this.hooksPreview = null;
+          await this.loadHooks();
+          this.render();
         } else {
           this.written = res;
           this.projectPreview = null;
@@ -1342,7 +1442,9 @@
         toast(t('setup.done'), 'ok');
       } catch (err) {
         toast(err.message, 'warn');
-        if (kind === 'store') this.storePreview = null; else this.projectPreview = null;
+        if (kind === 'store') this.storePreview = null;
+        else if (kind === 'hooks') { this.hooksPreview = null; await this.loadHooks(); }
+        else this.projectPreview = null;
         this.render();
       }
     },
@@ -1497,6 +1599,9 @@
         setup.project = path;
         setup.projectPreview = null;
         setup.written = null;
+        setup.hooksPreview = null;
+        setup.render();
+        await setup.loadHooks();  // the chosen project's hook settings, then draw them
         setup.render();
         return;
       }

@@ -1,0 +1,31 @@
+"""The few patterns both capture (extract.py) and recall (recall.py) read.
+
+Their own module so that the per-prompt hook, which needs only ``ACK`` and only once the search
+is confident, does not compile the extractor's many patterns on every prompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+RULE = re.compile(
+    r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
+    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b",
+    re.I,
+)
+DECISION = re.compile(
+    r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
+    r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
+    r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses))\b",
+    re.I,
+)
+CORRECTION = re.compile(
+    r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
+    r"scratch that)\b",
+    re.I,
+)
+ACK = re.compile(
+    r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
+    r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
+    re.I,
+)

@@ -1,0 +1,119 @@
+"""What the per-prompt hook loads: it runs on every prompt, so its start-up is its latency.
+
+The installed command runs the interpreter with ``-S`` and reaches the store through the
+facade; on a read (SessionStart, UserPromptSubmit) it must not load what only writers, capture,
+semantic search or an LLM summarizer need. These tests read the interpreter's own import log
+(``-X importtime`` via PYTHONPROFILEIMPORTTIME) of the real command, so a heavy import that
+creeps back onto the read path fails here by name. No wall-clock time is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.loop import settings
+
+# loaded by no read: writers' helpers, logging, capture, the optional layers
+NOT_ON_THE_READ_PATH = (
+    "site",  # -S: site-packages only when the store's settings need them
+    "logging",
+    "tempfile",
+    "shutil",
+    "secrets",
+    "hashlib",
+    "argparse",
+    "ihmt.cli",
+    "ihmt.loop.capture",
+    "ihmt.loop.extract",
+    "ihmt.loop.transcript",
+    "ihmt.semantic.embedder",
+    "ihmt.semantic.fusion",
+    "ihmt.semantic.retriever",
+    "ihmt.tree.llm_backends",
+)
+
+
+def imported_modules(stderr: str) -> set[str]:
+    names = set()
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+@pytest.fixture
+def ws(tmp_path):
+    memory = IHMT.initialize(tmp_path / "ws")
+    memory.save("We decided to use Postgres 16 for the staging database.")
+    memory.save("Always run the linter before committing.")
+    memory.close()
+    return tmp_path / "ws"
+
+
+def run_hook(ws, event_payload: dict, env_extra: dict | None = None):
+    cmd = settings.hook_command("claude", ws)
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1", **(env_extra or {})}
+    return subprocess.run(
+        ["sh", "-c", cmd],
+        input=json.dumps(event_payload).encode(),
+        capture_output=True,
+        timeout=120,
+        env=env,
+        cwd=str(ws.parent),
+    )
+
+
+def test_the_installed_command_starts_without_site():
+    cmd = settings.hook_command("claude", "/tmp/w")
+    words = cmd.split()
+    assert words[1] == "-S" and words[2].endswith("__main__.py")
+    assert settings.MARK in cmd
+
+
+@pytest.mark.parametrize(
+    "event, extra",
+    [
+        ("UserPromptSubmit", {"prompt": "which database did we decide to use for staging?"}),
+        ("UserPromptSubmit", {"prompt": "fix this test"}),
+        ("SessionStart", {"source": "startup"}),
+    ],
+)
+def test_a_read_loads_nothing_only_writers_or_capture_need(ws, tmp_path, event, extra):
+    data = {"hook_event_name": event, "session_id": "s1", "cwd": str(tmp_path), **extra}
+    done = run_hook(ws, data)
+    assert done.returncode == 0
+    loaded = imported_modules(done.stderr.decode("utf-8", "replace"))
+    assert "ihmt.api" in loaded and "ihmt.loop.recall" in loaded  # the log is read right
+    assert sorted(loaded & set(NOT_ON_THE_READ_PATH)) == []
+    if "Postgres" in json.dumps(extra) or "database" in json.dumps(extra):
+        assert "Postgres 16" in done.stdout.decode()  # and the answer still comes
+
+
+def test_a_store_that_needs_installed_packages_gets_site_packages(ws, tmp_path):
+    """An LLM summarizer (or semantic search) needs packages from site-packages: under -S the
+    hook adds them once the store's settings say so."""
+    config = ws / "ihmt_memory" / "ihmt.config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["summarizer_backend"] = "openai"
+    config.write_text(json.dumps(data), encoding="utf-8")
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": str(tmp_path)}
+    done = run_hook(ws, {**payload, "prompt": "which database do we use?"})
+    assert done.returncode == 0
+    assert "site" in imported_modules(done.stderr.decode("utf-8", "replace"))
+
+
+def test_site_packages_are_left_alone_without_dash_s(ws):
+    """Run the plain way (``python -m ihmt.hooks``), site is already there: nothing to add."""
+    code = (
+        "import sys, ihmt.hooks.run as r\n"
+        "class C: semantic = True; summarizer_backend = 'heuristic'\n"
+        "before = set(sys.path); r.site_packages_if_needed(C()); print(set(sys.path) == before)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert done.stdout.decode().strip() == "True"
