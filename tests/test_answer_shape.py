@@ -230,3 +230,25 @@ def test_a_handle_counts_only_next_to_the_person_asked_about():
         "alerts go to Ana Beltrán (@ana)."
     )
     assert not holds_shape(other, shapes, subject)
+
+
+def test_a_season_sets_the_question_in_its_months():
+    from ihmt.search.intent import asks_history, months_asked
+
+    assert months_asked("where was Marta living in the spring?") == {3, 4, 5}
+    assert asks_history("where was Marta living in the spring?")
+    assert months_asked("¿dónde vivía Marta en el invierno?") == {12, 1, 2}
+    assert not months_asked("the summer release notes")
+
+
+def test_spanish_ya_tells_a_new_state(memory):
+    ids = save_all(
+        memory,
+        [
+            ("2026-03-04", "Marta vive en Madrid, en el barrio de Arganzuela."),
+            ("2026-03-05", "Marta prefers short answers: the command first, then why."),
+            ("2026-06-15", "Marta ya vive en Sevilla (Triana) desde el 15 de junio."),
+        ],
+    )
+    assert memory.search("which city does Marta live in?").best.leaf_id == ids[-1]
+    assert memory.search("where was Marta living in the spring?").best.leaf_id == ids[0]

@@ -66,8 +66,29 @@ def history_cue_at(text: str) -> int:
     return match.start() if match and len(folded) == len(text or "") else -1
 
 
+# a season stands for its months (northern hemisphere: the corpora and users are in Europe)
+_SEASONS = {
+    "spring": {3, 4, 5},
+    "primavera": {3, 4, 5},
+    "summer": {6, 7, 8},
+    "verano": {6, 7, 8},
+    "autumn": {9, 10, 11},
+    "fall": {9, 10, 11},
+    "otono": {9, 10, 11},
+    "winter": {12, 1, 2},
+    "invierno": {12, 1, 2},
+}
+_IN_SEASON_RE = re.compile(
+    r"(?<![a-z])(?:in|during|en|durante)\s+(?:the\s+|el\s+|la\s+)?(?:last\s+|pasad[oa]\s+)?"
+    r"(" + "|".join(_SEASONS) + r")(?![a-z])"
+)
+
+
 def months_asked(text: str) -> set[int]:
-    """Months the question is set in ("in March" -> {3}); empty when it names none."""
+    """Months the question is set in ("in March" -> {3}, "in the spring" -> {3, 4, 5});
+    empty when it names none."""
     folded = fold(text or "")[:2000]
     found = {month_number(m.group(1)) for m in _IN_MONTH_RE.finditer(folded)}
+    for match in _IN_SEASON_RE.finditer(folded):
+        found |= _SEASONS[match.group(1)]
     return found - {0}
