@@ -389,7 +389,9 @@ class SearchEngine:
         content = getattr(cand, "content", None)
         if content is None:
             leaf = self._read_leaf(cand.ref["id"])
-            content = cand.content = leaf.content if leaf is not None else ""
+            if leaf is None:  # unreadable: left unset, so showing it as a hit reads again
+                return ""
+            content = cand.content = leaf.content
         return content
 
     def _idf_of(self, ranked: list, n: int) -> dict[str, float]:
