@@ -10,7 +10,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from .models import Hit, SearchResult
-from .search.passage import best_passage
+from .search.passage import best_passage, best_snippet
 from .session.scratch import RecallResult, matching_lines
 from .text.clean import one_line
 
@@ -46,7 +46,8 @@ def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
     ]
     for i, hit in enumerate(result.candidates[:8], 1):
         ident = f" id={hit.leaf_id}" if ids else ""
-        lines.append(f"  {i}. {hit_label(hit)} — {one_line(hit.content, 120)}{ident}")
+        snippet = one_line(best_snippet(hit.content, result.query, 120), 120)
+        lines.append(f"  {i}. {hit_label(hit)} — {snippet}{ident}")
     return "\n".join(lines)
 
 
@@ -85,7 +86,8 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
     for hit in others:
         flag = " [OUTDATED]" if hit.outdated else ""
         lines.append(
-            f"- {hit.timestamp[:10]} {source_label(hit.source)}{flag}: {one_line(hit.content, 140)}"
+            f"- {hit.timestamp[:10]} {source_label(hit.source)}{flag}: "
+            f"{one_line(best_snippet(hit.content, result.query), 140)}"
         )
         if full:
             lines.append(f"    id {hit.leaf_id} · path {render_path(hit.path)}")

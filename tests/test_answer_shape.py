@@ -8,6 +8,8 @@ that do match, one holding the shape goes first.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ihmt import IHMT
 from ihmt.render import compact_answer
@@ -252,3 +254,34 @@ def test_spanish_ya_tells_a_new_state(memory):
     )
     assert memory.search("which city does Marta live in?").best.leaf_id == ids[-1]
     assert memory.search("where was Marta living in the spring?").best.leaf_id == ids[0]
+
+
+def test_other_matches_show_the_stretch_that_matched(memory):
+    filler = "The team discussed several unrelated topics at length during the meeting. " * 3
+    save_all(
+        memory,
+        [
+            ("2026-03-01", filler + "The dispatch dev server listens on port 8000 locally."),
+            ("2026-03-02", "The billing dev server listens on port 8001 locally."),
+        ],
+    )
+    result = memory.search("which port does the dev server listen on?")
+    text = compact_answer(result)
+    # the short memory answers first; the long one is a one-line other match
+    assert result.hits[0].content.startswith("The billing")
+    assert "port 8000" in text.split("OTHER MATCHES:")[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600),
+    st.text(max_size=80),
+)
+def test_a_snippet_is_one_bounded_line_of_the_memory(content, question):
+    from ihmt.search.passage import best_snippet
+
+    snippet = best_snippet(content, question, 140)
+    assert len(snippet) <= 140
+    assert "\n" not in snippet
+    flat = " ".join(content.split())
+    assert snippet.strip("…") in flat

@@ -88,3 +88,46 @@ def _lines_within(lines: list[str], start: int, budget: int) -> int:
         size += len(lines[end]) + 1
         end += 1
     return max(end, start + 1)
+
+
+SNIPPET_CHARS = 140  # one line per other match in a compact answer
+
+
+def best_snippet(content: str, question: str, limit: int = SNIPPET_CHARS) -> str:
+    """One line of at most ``limit`` characters of ``content``: all of it when it fits, else
+    the stretch holding most of the question's words (and the shape of answer asked for),
+    so the line under OTHER MATCHES shows why the memory matched, not only how it begins."""
+    flat = " ".join(content.split())
+    if len(flat) <= limit:
+        return flat
+    words = flat.split(" ")
+    wanted = set(terms(question))
+    shapes = shapes_asked(question)
+    found = [set(terms(word)) & wanted for word in words]
+    if shapes:
+        for marks, word in zip(found, words, strict=True):
+            if holds_shape(word, shapes):
+                marks.add(_SHAPE_MARK)
+    best_score, best_start, best_end = 0, 0, 0
+    for start in range(len(words)):
+        if not found[start] and start:
+            continue
+        size, seen, end = 0, set(), start
+        while end < len(words) and size + len(words[end]) + 1 <= limit - 2:
+            size += len(words[end]) + 1
+            seen |= found[end]
+            end += 1
+        if len(seen) > best_score:
+            best_score, best_start, best_end = len(seen), start, end
+    if best_score == 0 or best_start == 0:
+        return flat[: limit - 1].rstrip() + "…"
+    # start a few words early so the stretch reads as a phrase, within the limit
+    start = best_start
+    while start > 0 and sum(len(w) + 1 for w in words[start - 1 : best_end]) <= limit - 2:
+        start -= 1
+        if words[start].endswith((".", ";", ":")):
+            start += 1
+            break
+    text = " ".join(words[start:best_end])
+    tail = "…" if best_end < len(words) else ""
+    return ("…" + text + tail)[:limit]
