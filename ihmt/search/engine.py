@@ -58,6 +58,7 @@ SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for (
 SHAPE_WINDOW = 8  # how many leading candidates are read for the shape of their answer
 SHAPE_FIT = 0.8  # ... of which those covering this share of the best coverage may move up
 CHANGE_CANDIDATES = 5  # later memories read for a change to the statement asked about
+CHANGE_WORDS = 6  # ... found by the statement's rarest words
 MIN_STATEMENT_WORDS = 3  # a shorter statement names too little to tell its changes apart
 
 
@@ -324,9 +325,14 @@ class SearchEngine:
         if not statement or len(words) < MIN_STATEMENT_WORDS:
             return ranked
         dfs = self.catalog.document_frequencies(words)
-        weights = {t: idf(dfs[t], max(n, 1)) for t in words if dfs.get(t)}
         # a value named in the statement and in its change is in two memories at least
         rare = {t for t in words if 0 < dfs.get(t, 0) <= max(3, COMMON_SHARE * n)}
+        if not rare:
+            return ranked
+        # the change names the old value, one of the rare words: a descent for those alone
+        # opens only the branches holding them, however large the store
+        asked = sorted(rare, key=lambda t: (dfs[t], t))[:CHANGE_WORDS]
+        weights = {t: idf(dfs[t], max(n, 1)) for t in asked}
 
         def later(ref: dict) -> bool:
             return (ref.get("date") or "") > lead_date and (keep is None or keep(ref))
