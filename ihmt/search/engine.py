@@ -329,9 +329,13 @@ class SearchEngine:
         rare = {t for t in words if 0 < dfs.get(t, 0) <= max(3, COMMON_SHARE * n)}
         if not rare:
             return ranked
-        # the change names the old value, one of the rare words: a descent for those alone
-        # opens only the branches holding them, however large the store
-        asked = sorted(rare, key=lambda t: (dfs[t], t))[:CHANGE_WORDS]
+        # the change names the old value, one of the rare words, so that word is in two
+        # memories at least: a descent for those alone opens only the branches holding them,
+        # however large the store
+        asked = sorted((t for t in rare if dfs[t] >= 2), key=lambda t: (dfs[t], t))
+        asked = asked[:CHANGE_WORDS]
+        if not asked:
+            return ranked
         weights = {t: idf(dfs[t], max(n, 1)) for t in asked}
 
         def later(ref: dict) -> bool:
