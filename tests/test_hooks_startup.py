@@ -117,3 +117,21 @@ def test_site_packages_are_left_alone_without_dash_s(ws):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
     assert done.stdout.decode().strip() == "True"
+
+
+def test_importing_the_facade_builds_no_unicode_tables():
+    """Folding non-ASCII text builds tables over all of Unicode (about 100 ms); importing the
+    facade must not, or every hook pays it before reading the prompt (a module-level
+    ``terms("versión")`` once did)."""
+    code = (
+        "import ihmt.api, ihmt.search.engine, ihmt.text.tokenize as t; "
+        "print(t._tables.cache_info().currsize)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=True,
+    )
+    assert out.stdout.strip() == "0"

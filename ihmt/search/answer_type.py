@@ -235,7 +235,7 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
 
 
 _NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
-_CUE_WORDS = frozenset(terms("version versions versión versiones"))
+_CUE_WORDS = frozenset(terms("version versions versiones"))  # ASCII: no Unicode tables at import
 _VERSIONED = re.compile(
     r"(?i)(?P<before>[\w.+#-]+)\s+versi[oó]n(?:s|es)?\b"
     r"|versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+(?:the\s+|el\s+|la\s+)?(?P<after>[\w.+#-]+)"
