@@ -62,3 +62,14 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None, stdin:
         text=True,
         timeout=120,
     )
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git work tree whose identity is its remote (the hooks tests' project)."""
+    top = tmp_path / "shop-api"
+    (top / ".git").mkdir(parents=True)
+    (top / ".git" / "config").write_text(
+        '[remote "origin"]\n\turl = git@github.com:acme/shop-api.git\n', encoding="utf-8"
+    )
+    return top

@@ -11,21 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ihmt import IHMT
 from ihmt.render import compact_answer
 from ihmt.search.answer_type import holds_shape, shapes_asked, subject_terms
-
-
-@pytest.fixture
-def memory(tmp_path):
-    store = IHMT.initialize(tmp_path / "ws")
-    yield store
-    store.close()
-
-
-def save_all(memory, dated: list[tuple[str, str]]) -> list[str]:
-    return [memory.save(text, timestamp=f"{day}T10:00:00").leaf_ids[0] for day, text in dated]
-
+from tests.test_answers import save_all  # saves with their dates, as an agent does
 
 TEAM = [
     ("2026-03-01", "Luis Ortega is the CTO; he prefers Google Meet over Slack calls."),

@@ -35,16 +35,6 @@ def hook(payload, ws, agent="claude", raw: bytes | None = None) -> subprocess.Co
 
 
 @pytest.fixture
-def repo(tmp_path):
-    top = tmp_path / "shop-api"
-    (top / ".git").mkdir(parents=True)
-    (top / ".git" / "config").write_text(
-        '[remote "origin"]\n\turl = git@github.com:acme/shop-api.git\n', encoding="utf-8"
-    )
-    return top
-
-
-@pytest.fixture
 def ws(tmp_path):
     IHMT.initialize(tmp_path / "ws").close()
     return tmp_path / "ws"

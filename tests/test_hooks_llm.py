@@ -24,6 +24,7 @@ from ihmt import IHMT
 from ihmt.loop import capture, settings
 from ihmt.loop.extract import extract
 from ihmt.loop.transcript import read_turns
+from tests.test_llm_backends import openai_body
 
 pytest.importorskip("openai")
 
@@ -57,7 +58,7 @@ class FakeModel:
                     model.release.wait(model.delay)
                 note = body["messages"][-1]["content"]
                 reply = f"{PREFIX} ({len(model.requests)}) {note}"
-                self.send(200, chat_reply(reply, body.get("model", "")))
+                self.send(200, openai_body(reply, body.get("model", "")))
 
             def send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode("utf-8")
@@ -81,38 +82,11 @@ class FakeModel:
         self.server.server_close()
 
 
-def chat_reply(text: str, model: str) -> dict:
-    return {
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "created": 1_700_000_000,
-        "model": model,
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-    }
-
-
 @pytest.fixture
 def model():
     fake = FakeModel()
     yield fake
     fake.close()
-
-
-@pytest.fixture
-def repo(tmp_path):
-    top = tmp_path / "shop-api"
-    (top / ".git").mkdir(parents=True)
-    (top / ".git" / "config").write_text(
-        '[remote "origin"]\n\turl = git@github.com:acme/shop-api.git\n', encoding="utf-8"
-    )
-    return top
 
 
 @pytest.fixture

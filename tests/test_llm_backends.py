@@ -80,7 +80,7 @@ def _anthropic_body(text: str, model: str) -> dict[str, Any]:
     }
 
 
-def _openai_body(text: str, model: str) -> dict[str, Any]:
+def openai_body(text: str, model: str) -> dict[str, Any]:
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -188,7 +188,7 @@ def anthropic_server() -> Iterator[FakeServer]:
 @pytest.fixture
 def openai_server() -> Iterator[FakeServer]:
     pytest.importorskip("openai")
-    yield from _server_fixture("/v1/chat/completions", _openai_body)
+    yield from _server_fixture("/v1/chat/completions", openai_body)
 
 
 def _closed_port_url() -> str:
