@@ -273,3 +273,12 @@ def test_a_snippet_is_one_bounded_line_of_the_memory(content, question):
     assert "\n" not in snippet
     flat = " ".join(content.split())
     assert snippet.strip("…") in flat
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=2500), st.text(max_size=400))
+def test_reading_shapes_never_fails_on_any_text(question, content):
+    shapes = shapes_asked(question)
+    subject = subject_terms(question)
+    assert isinstance(holds_shape(content, shapes, subject), bool)
+    assert all(shape.name for shape in shapes)
