@@ -314,8 +314,8 @@ class SearchEngine:
     ):
         """A question about now whose leading memory was changed by a later one in other
         words ("resized from CX22 to CX32"): the later one answers, the leader follows marked
-        OUTDATED for this question. One descent for the words of the statement asked about,
-        among memories dated after the leader (search/supersession.py)."""
+        OUTDATED for this question. One descent, for the rare words of the statement asked
+        about, among memories dated after the leader (search/supersession.py)."""
         if not ranked or getattr(ranked[0], "pinned", False):
             return ranked
         lead = ranked[0]
@@ -347,7 +347,7 @@ class SearchEngine:
                 continue
             if cand.ref.get("project") != lead.ref.get("project"):
                 continue
-            if not changes_statement(statement, words, self._content_of(cand), rare):
+            if not changes_statement(words, self._content_of(cand), rare):
                 continue
             if answers_shape is not None and not answers_shape(cand):
                 continue  # a new value of "what time is X" holds a time
@@ -374,7 +374,7 @@ class SearchEngine:
                 cand.adjusted *= SHAPE_BOOST
             # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
             # +34 ..." answers "Luis Ortega's phone number" though it shares only the name
-            cand.answers_shape = bool(
+            cand.names_asked_value = bool(
                 strict
                 and subject & cand.matched
                 and holds_shape(self._content_of(cand), strict, subject)
@@ -573,7 +573,7 @@ class SearchEngine:
             and all(t in common for t in matched_q)
             and len(matched_q) <= STRAY_WORDS
         )
-        stray = stray and not getattr(lead, "answers_shape", False)
+        stray = stray and not getattr(lead, "names_asked_value", False)
         if query.terms and (coverage < MIN_COVERAGE or stray):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True

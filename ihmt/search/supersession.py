@@ -8,7 +8,8 @@ share is the *statement*: the sentence of the leading memory that the question i
 (CX22, vCPU, RAM), and the later one says that something changed ("resized", "moved to",
 "now", "ya no").
 
-The engine finds such a memory with one more descent, for the words of that sentence, among
+The engine finds such a memory with one more descent, for the rare words of that sentence
+found in two memories at least (the old value is in the statement and in its change), among
 memories dated after the leading one. Nothing is stored: a memory that states a change is
 recognised when a question reaches the statement it changes.
 """
@@ -47,7 +48,7 @@ _FROM_TO = re.compile(
 )
 
 
-def names_old_value(later_text: str, statement: str, statement_terms: set[str], rare: set[str]):
+def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:
     """True when ``later_text`` changes a value the statement holds: "from X to Y" (or "de X
     a Y", "X -> Y") where X is one of the statement's own rare words, not a bare small number
     ("from 7 to 30" changes some count, not necessarily this one)."""
@@ -61,11 +62,9 @@ def names_old_value(later_text: str, statement: str, statement_terms: set[str], 
     return False
 
 
-def changes_statement(
-    statement: str, statement_terms: set[str], later_text: str, rare: set[str]
-) -> bool:
+def changes_statement(statement_terms: set[str], later_text: str, rare: set[str]) -> bool:
     """True when ``later_text`` tells of a change to the statement: it says something changed
     and names, as the value it changed from, one of the statement's rare words."""
     if not tells_change(later_text):
         return False
-    return names_old_value(later_text, statement, statement_terms, rare)
+    return names_old_value(later_text, statement_terms, rare)
