@@ -41,6 +41,9 @@ def reason_text(code: str, params: dict) -> str:
             f"the question asks for {SHAPE_WORDS.get(params.get('shape', ''), 'a value')}, "
             "and no memory about it holds one"
         )
+    if code == "unknown_name":
+        names = ", ".join(f'"{name}"' for name in params.get("names") or ()) or "it"
+        return f"the question names {names}, and no memory mentions it"
     if code == "no_meaning":
         return "no memory shares these words or comes close in meaning"
     if code == "ambiguous":

@@ -37,6 +37,9 @@ def code_reason(result: SearchResult) -> str:
     if code == "lacks_shape":
         shape = SHAPE_WORDS.get(str(params.get("shape", "")), "a value")
         return f"the query asks for {shape}, and no symbol about it holds one"
+    if code == "unknown_name":
+        names = ", ".join(f'"{name}"' for name in params.get("names") or ()) or "it"
+        return f"the query names {names}, and no symbol mentions it"
     if code == "no_match":
         return "no symbol contains any of these words"
     if code == "no_words":

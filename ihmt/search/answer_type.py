@@ -66,8 +66,17 @@ def _cue(pattern: str) -> re.Pattern[str]:
 SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "phone",
-        _cue(r"phone|telephone|phone number|(?:mobile|cell|whatsapp) number|telefono|movil"),
-        re.compile(r"\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"),
+        # "the phone app", "a phone model": the phone as a thing, not its number
+        _cue(
+            r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
+            r"|users?|call|calls|build|builds|test|tests)\b)"
+            r"|(?:mobile|cell|whatsapp) number|telefono|(?<!app )movil(?! (?:app|apps)\b)"
+        ),
+        # not a date ("2026-05-26") or an IP address, which the digits alone would match
+        re.compile(
+            r"(?<![\d.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
+            r"\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"
+        ),
         True,
     ),
     AnswerShape(

@@ -42,6 +42,7 @@ from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
 from .supersession import asked_statement, changes_statement
+from .unknown_names import named_terms, near_known, terms_to_count, unknown_names
 
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
@@ -55,6 +56,12 @@ RECENCY_TIE = 1e-6
 MONTH_BOOST = 1.3
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
 SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
+# values that belong to one named person or thing: held only by a memory naming all of it
+NAMED_SHAPES = frozenset(
+    ("phone", "email", "username", "birthday", "version", "ip", "port", "price")
+)
+NAME_WINDOW = 10  # leading candidates compared for the names of the question they hold
+NAME_MISS = 0.75  # ... one missing a name another holds keeps this share of its score, per name
 SHAPE_WINDOW = 8  # how many leading candidates are read for the shape of their answer
 SHAPE_FIT = 0.8  # ... of which those covering this share of the best coverage may move up
 CHANGE_CANDIDATES = 5  # later memories read for a change to the statement asked about
@@ -175,6 +182,9 @@ class SearchEngine:
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
+        names = named_terms(query.text) if as_question else []
+        if names and not history:  # "before EMQX": the earlier state does not name the new one
+            ranked = _prefer_named(ranked, names)
         if shapes:
             ranked = self._prefer_shape(ranked, shapes, subject)
         ranked = self._inject_facts(ranked, facts, query)
@@ -217,7 +227,9 @@ class SearchEngine:
             return result
         self._judge(result, ranked, query, common, dense, history)
         if not (result.not_found or result.ambiguous) and strict_shapes(shapes):
-            self._judge_shape(result, ranked, strict_shapes(shapes), subject)
+            self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
+        if not (result.not_found or result.ambiguous or facts) and as_question:
+            self._judge_names(result, ranked, query.text, dense)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -381,18 +393,49 @@ class SearchEngine:
             )
         return sorted(cands, key=lambda c: (-c.adjusted, c.ref["id"]))
 
-    def _judge_shape(self, result: SearchResult, ranked: list, shapes, subject) -> None:
+    def _judge_shape(self, result: SearchResult, ranked: list, shapes, subject, names=()) -> None:
         """NOT FOUND when the question asks for a shape no answer can lack (a phone number, a
         port, a version of the subject) and none of the leading memories holds one: they are
         about the subject, but do not say what was asked."""
         lead = ranked[0]
         if getattr(lead, "pinned", False):
             return
-        for cand in ranked[:SHAPE_WINDOW]:
+        named_value = any(shape.name in NAMED_SHAPES for shape in shapes)
+        window = ranked[:SHAPE_WINDOW]
+        # names no leading memory holds at all are judged apart ("unknown_name")
+        held_names = [named for _, named in names if any(set(named) & c.matched for c in window)]
+        for cand in window:
+            # another person's phone number is no answer to Irene's: when the question names
+            # someone or something, a memory holding the shape must name it too
+            if subject and not subject & cand.matched:
+                continue
+            # ... all of its name: "Jordi Martí's number" is not another Jordi's
+            if named_value and any(not set(named) <= cand.matched for named in held_names):
+                continue
             if cand.coverage > 0 and holds_shape(self._content_of(cand), shapes, subject):
                 return
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
+
+    def _judge_names(self, result: SearchResult, ranked: list, question: str, dense) -> None:
+        """NOT FOUND when the question names something no memory mentions ("how much do we
+        pay for Datadog?" where no memory names Datadog): the memories that match its other
+        words are about something else (search/unknown_names.py)."""
+        lead = ranked[0]
+        if getattr(lead, "pinned", False) or (dense and dense.answers(lead.ref["id"])):
+            return
+        names = named_terms(question)
+        if not names:
+            return
+        dfs = self.catalog.document_frequencies(terms_to_count(names))
+        unknown = unknown_names(question, names, dfs)
+        # a shortened or misspelt name ("Prom" for Prometheus, "Andew" for Andrew) is known
+        # when a leading memory holds a word it begins or one a letter away from it
+        held = {t for c in ranked[:SHAPE_WINDOW] for t in c.ref.get("tf") or ()}
+        unknown = [(surface, named) for surface, named in unknown if not near_known(named, held)]
+        if unknown:
+            result.not_found = True
+            result.set_reason("unknown_name", names=[surface for surface, _ in unknown])
 
     def _content_of(self, cand: Candidate) -> str:
         """A candidate's text, read once (it is shown as a hit right after anyway)."""
@@ -595,6 +638,24 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def _prefer_named(ranked: list, names) -> list:
+    """A leading candidate missing a name the question uses ("Almena's database"), which
+    another leading candidate holds, is about something else: it steps back."""
+    if not names or len(ranked) < 2 or getattr(ranked[0], "pinned", False):
+        return ranked
+    window = ranked[:NAME_WINDOW]
+    # a name counts as held when all of it is ("Pablo Sanz", not another Pablo)
+    held = [{i for i, (_, named) in enumerate(names) if set(named) <= c.matched} for c in window]
+    somewhere = set().union(*held)
+    if not somewhere:
+        return ranked
+    for cand, has in zip(window, held, strict=True):
+        missing = len(somewhere - has)
+        if missing:
+            cand.adjusted *= NAME_MISS**missing
+    return sorted(window, key=lambda c: (-c.adjusted, c.ref["id"])) + ranked[NAME_WINDOW:]
 
 
 def years_or_months(text: str) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..text.tokenize import terms
 from .intent import history_cue_at
 from .navigator import Candidate
+from .unknown_names import named_terms
 
 RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
 RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
@@ -60,6 +61,9 @@ def order_by_time(
         else (RESTATE_SCORE, RESTATE_OVERLAP, RESTATE_SHARE)
     )
     links = corrected or {}  # old leaf id -> the leaf that corrected it
+    # the names the question uses ("Almena"): a memory without one the leader holds is
+    # about another thing, not a new value of this one (not for a question about before)
+    names = [] if history else [named for _, named in named_terms(query.text)]
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if cand.adjusted < floor * top or _same_document(cand, lead):
@@ -88,6 +92,8 @@ def order_by_time(
             continue
         if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
             continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
+        if any((set(name) <= lead.matched) != (set(name) <= cand.matched) for name in names):
+            continue  # "Almena's database" and Eastmoor's: another thing's value, not a new one
         group.append(cand)
     if len(group) < 2:
         return ranked

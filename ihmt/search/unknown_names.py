@@ -1,0 +1,141 @@
+"""Names a question uses that no memory has ever mentioned.
+
+"How much are we paying for Datadog per month?" asked of a memory where no note names Datadog
+has no answer, however well a note about another bill matches "paying" and "month". A proper
+name (a product, a person, a place) or an identifier ("max_connections", "node-03") is what a
+question is about; when memory holds none of its words, NOT FOUND is the honest answer.
+
+Only names the question spells as names count, and only those a memory could not be holding
+under another spelling:
+- a capitalised word not opening the question ("Datadog", "Node.js", "Istio");
+- an identifier with a digit, an underscore or a dot ("max_connections", "zgz-srv-03");
+- not a short all-capitals acronym ("PM", "EHR", "GSC"): memories often spell those out;
+- not a month, weekday, season or holiday ("in April", "over Easter"): those set a time;
+- not a hyphenated word unless every part is capitalised ("Wi-Fi", not "DB-backed");
+- several capitalised words in a row, with "for", "of" or "de" between them, are one name
+  ("Managed Streaming for Kafka"), known when any of its words is.
+When the question offers alternatives ("Redis or Memcached"), one known name is enough.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ..text.tokenize import fold, terms
+
+_WORD = re.compile(r"[\w][\w.+#/'’-]*")
+_CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
+_ACRONYM = re.compile(r"[A-Z]{1,3}s?")
+_ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
+_CALENDAR = frozenset(
+    (
+        "january february march april may june july august september october november december"
+        " monday tuesday wednesday thursday friday saturday sunday spring summer autumn fall"
+        " winter easter christmas xmas enero febrero marzo abril mayo junio julio agosto"
+        " septiembre setiembre octubre noviembre diciembre lunes martes miercoles jueves viernes"
+        " sabado domingo primavera verano otono invierno navidad navidades pascua semana santa"
+    ).split()
+)
+
+
+def _spelled_as_name(word: str, opening: bool) -> bool:
+    core = word.rstrip(".'’").removesuffix("'s").removesuffix("’s")
+    if len(core) < 2 or _ACRONYM.fullmatch(core):
+        return False
+    if fold(core.lower()).rstrip("s") in _CALENDAR or fold(core.lower()) in _CALENDAR:
+        return False
+    if "-" in core and not any(ch.isdigit() for ch in core):
+        # "Wi-Fi", "U-Net" are names; "DB-backed", "early-March", "end-to-end" are not
+        parts = [part for part in core.split("-") if part]
+        if not all(part[0].isupper() for part in parts):
+            return False
+    identifier = any(ch.isdigit() or ch in "_." for ch in core.strip("."))
+    if identifier:
+        return len(core) >= 4  # "i.e", "v2": too short to name anything
+    if len(core) < 3:
+        return False
+    capital = core[0].isupper() or any(ch.isupper() for ch in core[1:])
+    inner_capital = any(ch.isupper() for ch in core[1:])
+    if opening and not inner_capital:
+        return False  # "Deploy steps for X?": the opening word is capitalised anyway
+    return capital
+
+
+Name = tuple[str, list[str]]  # as the question spells it, and its terms
+
+
+def named_terms(question: str) -> list[Name]:
+    """Each name the question spells as one (see the module docstring), with its terms."""
+    text = (question or "")[:2000]
+    found: list[Name] = []
+    joined = False  # the previous word was a name, or a connector right after one
+    for index, match in enumerate(_WORD.finditer(text.lstrip("¿¡\"'([ "))):
+        word = match.group().strip("-/")
+        if joined and word.lower() in _CONNECTORS:
+            continue
+        if not word or not _spelled_as_name(word, index == 0):
+            joined = False
+            continue
+        named = [t for t in terms(word) if not t.isdigit()]
+        if any(mark in word for mark in "-_/") and named:
+            named = named[:1]  # "max_connections" is one name, not "max" and "connection"
+        if not named:
+            joined = False
+            continue
+        surface = word.rstrip(".?!,;:'’").removesuffix("'s").removesuffix("’s")
+        if joined and found:
+            found[-1] = (f"{found[-1][0]} {surface}", found[-1][1] + named)
+        else:
+            found.append((surface, named))
+        joined = not re.search(r"[?!,;:]$|'s$|’s$", word)
+    return found
+
+
+def terms_to_count(names: list[Name]) -> set[str]:
+    """The terms whose memory counts decide whether ``names`` are known (each term, and
+    without a plural "s": "A100s" is known when "a100" is)."""
+    wanted = {t for _, named in names for t in named}
+    return wanted | {t[:-1] for t in wanted if t.endswith("s") and len(t) > 3}
+
+
+def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> list[Name]:
+    """The ``names`` of ``question`` (from ``named_terms``) that no memory holds (``dfs``: term
+    -> how many memories hold it, for ``terms_to_count(names)``); [] when every name is known,
+    or when the question offers alternatives and one of them is known."""
+
+    def known(term: str) -> bool:
+        return bool(dfs.get(term, 0) or (term.endswith("s") and dfs.get(term[:-1], 0)))
+
+    unknown = [name for name in names if not any(known(t) for t in name[1])]
+    if not unknown:
+        return []
+    if len(unknown) < len(names) and _ALTERNATIVES.search(question or ""):
+        return []
+    return unknown
+
+
+def near_known(named: list[str], held: set[str]) -> bool:
+    """True when a term of the name begins a held word ("prom" -> "prometheus") or is one
+    letter away from one ("andew" -> "andrew"): the question spells a known name its way."""
+    for term in named:
+        if len(term) < 3:
+            continue
+        for word in held:
+            if word.startswith(term) or (len(term) >= 4 and _one_edit_apart(term, word)):
+                return True
+    return False
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One letter inserted, deleted or replaced (no more: names are short and distinct)."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]

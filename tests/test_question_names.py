@@ -1,0 +1,189 @@
+"""A question naming something no memory mentions is NOT FOUND (reason ``unknown_name``).
+
+"How much do we pay for Datadog?" matched against notes about other bills finds words
+("pay", "month") but not the subject: the honest answer is that memory never heard of it.
+Only names spelled as names count, and a name memory holds under a shorter or plural form,
+or one of several alternatives memory knows, keeps the answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ihmt.render import compact_answer
+from ihmt.search.unknown_names import named_terms, terms_to_count, unknown_names
+from tests.test_answers import save_all
+
+NOTES = [
+    ("2026-03-01", "We pay 120 EUR per month for the Sentry team plan; Irene owns the bill."),
+    ("2026-03-02", "Prometheus scrapes every pod; alerts go to #ops-alerts on Slack."),
+    ("2026-03-03", "Redis runs on cache-01.internal:6379 for sessions and rate limits."),
+    ("2026-03-04", "The A100 node gpu-01 is booked through the lab calendar before long runs."),
+    ("2026-03-05", "The staging cluster stg-k8s runs three worker nodes in fra1."),
+]
+
+
+def surfaces(question: str) -> list[str]:
+    return [surface for surface, _ in named_terms(question)]
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("How much are we paying for Datadog per month?", ["Datadog"]),
+        ("which Node.js version does the app need?", ["Node.js"]),
+        ("what's max_connections set to on pg-prod-01?", ["max_connections", "pg-prod-01"]),
+        ("what's the Wi-Fi password?", ["Wi-Fi"]),
+        ("what is the Managed Streaming for Kafka cluster called?", ["Managed Streaming Kafka"]),
+    ],
+)
+def test_names_are_read_as_the_question_spells_them(question, names):
+    assert surfaces(question) == names
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "which laptop was I using back in April?",  # a month sets a time
+        "when is she away over Easter?",
+        "what's the min SDK for the RN app?",  # short acronyms are often spelled out
+        "who is the PM on the product side?",
+        "what went wrong in the early-March rehearsal?",  # a compound, not a name
+        "how long does the DB-backed test suite take?",
+        "Deploy steps please",  # the opening word is capitalised anyway
+        "i.e. how far back can we replay?",
+    ],
+)
+def test_calendar_words_acronyms_compounds_and_openings_are_not_names(question):
+    assert surfaces(question) == []
+
+
+def test_a_name_no_memory_mentions_is_not_found(memory):
+    save_all(memory, NOTES)
+    result = memory.search("How much are we paying for Datadog per month?")
+    assert result.not_found
+    assert result.reason_code == "unknown_name"
+    assert result.reason_params["names"] == ["Datadog"]
+    assert '"Datadog"' in result.reason
+    assert compact_answer(result).startswith("NOT FOUND")
+
+
+def test_the_same_question_about_a_known_name_answers(memory):
+    ids = save_all(memory, NOTES)
+    result = memory.search("How much are we paying for Sentry per month?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[0]
+
+
+def test_a_plural_or_a_shortened_name_is_known(memory):
+    ids = save_all(memory, NOTES)
+    assert memory.search("where do we book the A100s?").best.leaf_id == ids[3]
+    # "Prom" begins a word a leading memory holds (Prometheus)
+    assert memory.search("where do Prom alerts go?").best.leaf_id == ids[1]
+
+
+def test_one_known_alternative_is_enough(memory):
+    ids = save_all(memory, NOTES)
+    result = memory.search("do we use Redis or Memcached for sessions?")
+    assert result.best.leaf_id == ids[2]
+    assert (
+        memory.search(
+            "which store holds sessions and rate limits, Memcached or Hazelcast?"
+        ).reason_code
+        == "unknown_name"
+    )
+
+
+def test_pointing_at_memories_is_not_asking(memory):
+    """``forget --match`` and ``replaces`` point at memories: their words are not a question."""
+    save_all(memory, NOTES)
+    result = memory.search("Datadog Sentry bill", as_question=False)
+    assert not result.not_found
+
+
+def test_known_and_unknown_are_decided_by_the_counts():
+    names = named_terms("is Grafana or Kibana on the VPS?")
+    assert {"grafana", "kibana"} <= terms_to_count(names)
+    assert unknown_names("is Grafana or Kibana on the VPS?", names, {"grafana": 3}) == []
+    assert [s for s, _ in unknown_names("is Grafana on Kibana?", names, {"grafana": 3})] == [
+        "Kibana"
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=2500))
+def test_reading_names_never_fails(question):
+    names = named_terms(question)
+    assert all(surface and named for surface, named in names)
+    # with no memory holding anything, every name is unknown
+    assert unknown_names(question, names, {}) == names
+
+
+# ------------------------------------------------- names decide between leading memories
+
+CLIENTS = [
+    (
+        "2026-03-01",
+        "Almena's sales database is PostgreSQL 15 on pg-ventas-01.almena.internal:5432.",
+    ),
+    ("2026-03-02", "Almena pays monthly; Carmen Ruiz approves every change to the ingest job."),
+    ("2026-03-03", "Almena's bastion is bastion.almena.es, reachable on port 2222 only."),
+    ("2026-06-02", "Eastmoor Airflow metadata DB: PostgreSQL 16 on af-db.eastmoor.ac.uk:5432."),
+]
+
+
+def test_a_memory_missing_a_name_the_question_uses_steps_back(memory, monkeypatch):
+    import ihmt.search.engine as engine
+
+    ids = save_all(
+        memory,
+        [
+            ("2026-05-05", "Sofía's office: building 1G, room 2.14. Desk phone extension 73514."),
+            (
+                "2026-07-06",
+                "Vicent Ferrer is on leave until October. Meanwhile accounts on turia and any "
+                "hardware problem go to Amparo Soler (DSIC systems technician, ext. 73590).",
+            ),
+            ("2026-07-07", "Turia's scratch disk is cleaned every Sunday night by a cron job."),
+        ],
+    )
+    question = "what's Amparo Soler's phone extension?"
+    assert memory.search(question).best.leaf_id == ids[1]
+    # on its words alone the short note about another person's extension wins
+    monkeypatch.setattr(engine, "NAME_MISS", 1.0)
+    assert memory.search(question).best.leaf_id == ids[0]
+
+
+def test_a_newer_memory_about_another_named_thing_is_no_new_value(memory):
+    ids = save_all(memory, CLIENTS)
+    result = memory.search("What's the Almena Postgres DB host and port?")
+    assert result.best.leaf_id == ids[0]
+    assert not result.hits[0].outdated
+
+
+def test_a_phone_number_of_someone_else_of_that_first_name_is_no_answer(memory):
+    save_all(
+        memory,
+        [
+            ("2026-03-01", "Jordi Soler's mobile: +34 611 222 333; he prefers calls to e-mail."),
+            (
+                "2026-03-02",
+                "Jordi Martí prefers WhatsApp voice notes and skips e-mail at weekends.",
+            ),
+        ],
+    )
+    result = memory.search("what's Jordi Martí's phone number?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+    assert not memory.search("what's Jordi Soler's phone number?").not_found
+
+
+def test_a_date_or_an_ip_address_is_not_a_phone_number():
+    from ihmt.search.answer_type import SHAPES
+
+    phone = next(shape for shape in SHAPES if shape.name == "phone")
+    assert not phone.holds.search("Last updated: 2026-05-26, by Jordi")
+    assert not phone.holds.search("nas01 is now 192.168.50.20")
+    assert phone.holds.search("call +34 611 222 333")
+    assert phone.holds.search("DSIC systems technician, ext. 73590")
