@@ -331,3 +331,41 @@ def test_a_later_memory_telling_of_a_change_answers_the_present_in_other_words(m
     result = memory.search("what concurrency do the gps Celery workers run with?")
     assert not result.ambiguous
     assert [h.leaf_id for h in result.hits[:2]] == [new, old]
+
+
+def test_old_and_new_value_are_one_fact_whichever_of_them_leads():
+    """The newer memory leads on its words ("app-movil upgraded to React Native 0.75.4")
+    and the older states the old value with no other word in common ("is on ... 0.73.6
+    with Hermes"): the later one tells of a change, so they are one fact over time (the
+    newer answers, the older is history), not two rivals for AMBIGUOUS."""
+    from ihmt.search.navigator import Candidate
+    from ihmt.search.query import parse_query
+    from ihmt.search.restatement import order_by_time
+    from ihmt.text.tokenize import term_counts
+
+    texts = {
+        "new": ("2026-09-16", "app-movil upgraded to React Native 0.75.4 without Fabric yet."),
+        "old": ("2026-05-14", "app-movil is on React Native 0.73.6 with Hermes enabled."),
+    }
+    query = parse_query("what React Native version is app-movil on?")
+    cands = []
+    for leaf_id, (date, text) in texts.items():
+        tf = term_counts(text)
+        ref = {"id": leaf_id, "date": date, "tf": tf, "source": "memory"}
+        cand = Candidate(ref, ["root", leaf_id], 1.0)
+        cand.matched, cand.adjusted, cand.coverage = set(query.terms) & set(tf), 1.0, 1.0
+        cands.append(cand)
+    idf = {t: 1.0 for t in query.terms}
+    ranked = order_by_time(cands, query, idf, False, {}, {}, lambda c: texts[c.ref["id"]][1])
+    assert ranked[0].ref["id"] == "new"
+    assert getattr(ranked[1], "restated", False)
+
+
+def test_an_ip_address_is_not_a_version():
+    from ihmt.search.answer_type import holds_shape, shapes_asked, subject_terms
+
+    question = "Which Proxmox version is pve01 running?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert holds_shape("pve01 upgraded to Proxmox VE 8.2 (kernel 6.8).", shapes, subject)
+    ip_only = "After the move the LAN is 192.168.50.0/24; pve01 is 192.168.50.10 in Proxmox."
+    assert not holds_shape(ip_only, shapes, subject)

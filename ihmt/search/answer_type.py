@@ -166,9 +166,10 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|versions? of|version(?:es)? de|version(?:es)? del"
         ),
         re.compile(
-            r"(?<![\w.])(?<!^)(?<!# )(?<!\n)v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])"
-            r"(?<!\.\d{3})|(?i:\blts\b)"
-            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)(?!\s?"
+            # an IP address ("pve01 is 192.168.50.10") is no release number
+            r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?![\d.]))"
+            r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})|(?i:\blts\b)"
+            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
             + _UNITS
             + r")"
             r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"

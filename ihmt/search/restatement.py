@@ -81,13 +81,13 @@ def order_by_time(
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
             continue
         if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap and not (
-            # a later memory that holds the whole question and tells of a change ("bumped
-            # to", "moved to", "now") restates the fact even in other words
+            # two memories holding the whole question, the later telling of a change
+            # ("bumped to", "moved to", "now"), are one fact even in other words
             content_of
             and shared >= CHANGE_SHARE * mass(lead_words)
             and len(words & lead_words) >= 2
-            and (cand.ref.get("date") or "") > (lead.ref.get("date") or "")
-            and tells_change(content_of(cand))
+            and (cand.ref.get("date") or "") != (lead.ref.get("date") or "")
+            and tells_change(content_of(max(cand, lead, key=lambda c: c.ref.get("date") or "")))
         ):
             continue
         if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
