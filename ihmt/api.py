@@ -31,6 +31,7 @@ from .facade.upkeep import Upkeep
 from .logs import get_logger
 from .models import IngestReport, MemoryLeaf, SearchResult, TimeContext
 from .search.engine import SearchEngine
+from .search.replaced import choose_replaced
 from .store.atomic import atomic_write_text
 from .store.catalog import Catalog, read_only_error
 from .store.layout import StoreLayout, resolve_workspace
@@ -39,7 +40,9 @@ from .store.records import (
     outdated_links,
     write_record,
 )
+from .text.bm25 import idf
 from .text.clean import clean_surrogates
+from .text.tokenize import terms
 from .timeline.context import StoreTimeline
 from .tree.builder import Tree
 from .tree.heuristic import HeuristicSummarizer
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
 log = get_logger("ihmt")
 
 MAX_SAVE_CHARS = 200_000
-REPLACES_LEAD = 1.25  # score lead that makes one `replaces` candidate a clear match
+REPLACES_CANDIDATES = 10  # memories the `replaces` pointer's search offers to choose from
 
 
 @dataclass
@@ -241,7 +244,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         report = SaveReport()
         old = None
         if replaces and replaces.strip():
-            old = self._find_replaced(replaces, report)
+            old = self._find_replaced(replaces, report, content, timestamp or "")
         ingest = IngestReport()
         with self.store.writing():
             leaves = self._store_documents(
@@ -275,27 +278,41 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
             report.replaced_id = old
         return report
 
-    def _find_replaced(self, replaces: str, report: SaveReport) -> str | None:
-        result = self.search(replaces, top_k=5, as_question=False)
-        if result.not_found or not result.hits:
+    def _find_replaced(
+        self, replaces: str, report: SaveReport, content: str = "", timestamp: str = ""
+    ) -> str | None:
+        """The memory ``replaces`` points at, chosen by the pointer's words and the new
+        memory's own (search/replaced.py); None with the candidates listed when none is clear."""
+        result = self.search(replaces, top_k=REPLACES_CANDIDATES, as_question=False)
+        # a stray or weak match still lists what the pointer found; no words found lists none
+        if not result.hits or result.reason_code in ("no_match", "no_words", "unreadable"):
             report.replaces_status = "not_found"
             return None
-        current = [h for h in result.hits if not h.outdated] or result.hits
-        # one clear match: nothing else comes close, or it alone holds more of the words given
-        clear = not result.ambiguous and (
-            len(current) == 1
-            or current[0].score >= REPLACES_LEAD * current[1].score
-            or current[0].coverage - current[1].coverage >= 0.2
-        )
-        if clear:
+        from .text.dates import normalize_timestamp  # here: the read path never needs it
+
+        before = normalize_timestamp(timestamp) or "" if timestamp else ""
+        chosen, ranked = choose_replaced(result.hits, self._term_weights(content), before, content)
+        if chosen is not None:
             report.replaces_status = "linked"
-            return current[0].leaf_id
+            return chosen.leaf_id
+        if not ranked:
+            report.replaces_status = "not_found"
+            return None
         report.replaces_status = "candidates"
         report.candidates = [
             {"id": h.leaf_id, "date": h.timestamp[:10], "excerpt": h.excerpt or h.title}
-            for h in current[:5]
+            for h in ranked[:5]
         ]
         return None
+
+    def _term_weights(self, text: str) -> dict[str, float]:
+        """The terms of ``text`` with their rarity in this memory (idf)."""
+        words = set(terms(text))
+        if not words:
+            return {}
+        n, _ = self.catalog.corpus_stats()
+        dfs = self.catalog.document_frequencies(words)
+        return {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
 
     def mark_outdated(self, old_id: str, new_id: str) -> str:
         """Flag ``old_id`` as corrected by ``new_id``; returns the notice."""

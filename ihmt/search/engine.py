@@ -490,6 +490,17 @@ class SearchEngine:
             out.append(cand)
         if history:  # the earlier state is asked for: the corrected memory may lead
             return out
+        # a correction answers what its old memory answered: it ranks where the old one would
+        # have ranked before it was marked OUTDATED
+        by_id = {c.ref["id"]: c for c in out}
+        raised = False
+        for old_id, new_id in time.replaced_by.items():
+            if old_id in by_id and new_id in by_id:
+                old, new = by_id[old_id], by_id[new_id]
+                if old.score > getattr(new, "adjusted", 0.0):
+                    new.adjusted, raised = old.score, True
+        if raised:  # a fact's own answer stays first
+            out.sort(key=lambda c: (not getattr(c, "pinned", False), -getattr(c, "adjusted", 0.0)))
         # a corrected memory never outranks its correction
         position = {c.ref["id"]: i for i, c in enumerate(out)}
         for old_id, new_id in time.replaced_by.items():

@@ -187,6 +187,7 @@ def tells_change(text: str) -> bool:
 
 
 EARLIER_SCORE = 0.5  # an earlier memory must score this share of the leader
+DOCUMENT_EARLIER_SCORE, EARLIER_WINDOW = 0.3, 10  # ... when a stored document leads
 EARLIER_SUBJECT = 0.6  # ... and hold this share of the subject words the leader holds
 
 
@@ -206,7 +207,11 @@ def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
     asked = [t for t in matched if t in head] or matched  # "the original date of X"
     if not asked or not lead_date:
         return ranked
-    floor = EARLIER_SCORE * max(lead.adjusted, 1e-9)
+    # a stored document (a design doc, a postmortem) tells of the change at length; the state
+    # before it is usually a short note the agent saved, which scores well below a long text
+    from_document = not _saved_memory(lead)
+    floor = (DOCUMENT_EARLIER_SCORE if from_document else EARLIER_SCORE) * max(lead.adjusted, 1e-9)
+    window = EARLIER_WINDOW if from_document else RESTATE_WINDOW
     subject = math.fsum(full_idf.get(t, 0.0) for t in asked)
 
     def about_subject(cand) -> bool:
@@ -215,9 +220,10 @@ def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
 
     older = [
         c
-        for c in ranked[1:RESTATE_WINDOW]
+        for c in ranked[1:window]
         if c.adjusted >= floor
         and (c.ref.get("date") or "") < lead_date
+        and (not from_document or _saved_memory(c))
         and about_subject(c)
         and c.ref.get("project") == lead.ref.get("project")
         and not _same_document(c, lead)
