@@ -187,3 +187,31 @@ def test_a_date_or_an_ip_address_is_not_a_phone_number():
     assert not phone.holds.search("nas01 is now 192.168.50.20")
     assert phone.holds.search("call +34 611 222 333")
     assert phone.holds.search("DSIC systems technician, ext. 73590")
+
+
+def test_the_environment_a_question_sets_is_kept_like_a_name(memory):
+    """ "Almena stg": the newer memory about production is another environment's value, not a
+    new value of staging's."""
+    ids = save_all(
+        memory,
+        [
+            (
+                "2026-04-20",
+                "almena-ingest staging moved off the VM: it runs on the GKE cluster almena-stg, "
+                "namespace ingest, deployed with the Helm chart in deploy/chart.",
+            ),
+            (
+                "2026-09-09",
+                "almena-ingest production moved to GKE: cluster almena-prod, namespace ingest, "
+                "3 replicas.",
+            ),
+            ("2026-03-01", "Almena is the retail client; Carmen Ruiz leads its engineering."),
+            # staging is a common word in this memory: it weighs little against the rest
+            ("2026-03-02", "Staging is reset from a prod dump every Sunday night."),
+            ("2026-03-03", "Deploys reach staging on every merge to main."),
+            ("2026-03-04", "The staging API sits behind basic auth."),
+            ("2026-03-05", "Staging logs stay 7 days, production logs 30."),
+        ],
+    )
+    assert memory.search("Which GKE cluster is Almena stg on?").best.leaf_id == ids[0]
+    assert memory.search("Which GKE cluster is Almena prod on?").best.leaf_id == ids[1]

@@ -42,7 +42,13 @@ from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
 from .supersession import asked_statement, changes_statement
-from .unknown_names import named_terms, near_known, terms_to_count, unknown_names
+from .unknown_names import (
+    named_terms,
+    near_known,
+    qualifier_terms,
+    terms_to_count,
+    unknown_names,
+)
 
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
@@ -183,8 +189,11 @@ class SearchEngine:
         subject = subject_terms(query.text) if shapes else frozenset()
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         names = named_terms(query.text) if as_question else []
-        if names and not history:  # "before EMQX": the earlier state does not name the new one
-            ranked = _prefer_named(ranked, names)
+        settings = qualifier_terms(query.terms) if as_question else []
+        if (
+            names + settings and not history
+        ):  # "before EMQX": the earlier state does not name the new one
+            ranked = _prefer_named(ranked, names + settings)
         if shapes:
             ranked = self._prefer_shape(ranked, shapes, subject)
         ranked = self._inject_facts(ranked, facts, query)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..text.tokenize import terms
 from .intent import history_cue_at
 from .navigator import Candidate
-from .unknown_names import named_terms
+from .unknown_names import named_terms, qualifier_terms
 
 RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
 RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
@@ -63,7 +63,11 @@ def order_by_time(
     links = corrected or {}  # old leaf id -> the leaf that corrected it
     # the names the question uses ("Almena"): a memory without one the leader holds is
     # about another thing, not a new value of this one (not for a question about before)
-    names = [] if history else [named for _, named in named_terms(query.text)]
+    names = (
+        []
+        if history
+        else [named for _, named in named_terms(query.text) + qualifier_terms(query.terms)]
+    )
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if cand.adjusted < floor * top or _same_document(cand, lead):

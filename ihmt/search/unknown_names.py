@@ -139,3 +139,13 @@ def _one_edit_apart(a: str, b: str) -> bool:
     if len(a) == len(b):
         return a[i + 1 :] == b[i + 1 :]
     return a[i:] == b[i + 1 :]
+
+
+# the environment a question sets ("the staging DB", "prod's cluster"): a memory about another
+# environment's value is about another thing, as a memory about another named thing is
+_ENVIRONMENTS = frozenset(("stag", "production", "development", "preprod", "sandbox", "uat"))
+
+
+def qualifier_terms(question_terms: list[str]) -> list[Name]:
+    """The environments a question names, each as a one-term name ("stg" -> "stag")."""
+    return [(t, [t]) for t in dict.fromkeys(question_terms) if t in _ENVIRONMENTS]
