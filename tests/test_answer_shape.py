@@ -55,6 +55,9 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "who signs off when the parts cost goes up?",  # a person is asked, not a price
         "what log level do release builds use?",
         "which city does Marta live in?",
+        "what's the public API rate limit per IP?",  # counts by address, asks for none
+        "which framework runs the end-to-end checks of the phone app?",  # the phone as a thing
+        "¿quién mantiene la app movil?",
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):

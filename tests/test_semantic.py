@@ -286,3 +286,60 @@ def test_cli_enable_without_the_extra_names_the_install_command(tmp_path, capsys
     assert len(err.splitlines()) == 1 and "pip install 'ihmt[semantic]'" in err
     config = json.loads((tmp_path / "ws" / "ihmt_memory" / "ihmt.config.json").read_text())
     assert config["semantic"] is False
+
+
+def test_meaning_leading_with_a_stray_word_gives_way_to_a_word_match(tmp_path):
+    """Fusion may put first a memory close in meaning that the model does not vouch for and
+    that shares one common word with the question; a memory holding the question's words
+    then answers, instead of NOT FOUND for a stray match (no model needed: the dense side is
+    given)."""
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "ws")
+    near = memory.save("Production alerts now go to #incidencias; #alerts-prod is archived.")
+    memory.save("Disk alerts page the on-call engineer after ten minutes.")
+    answer = memory.save("Replication lag on the replica pages at 30 s: PgReplicationLag.")
+    memory.save("Marta prefers short pull requests and squash merges.")
+    near_id, answer_id = near.leaf_ids[0], answer.leaf_ids[0]
+
+    class GivenMeaning:
+        def search(self, text, candidate_ids):
+            return DenseHits(
+                fusion=Fusion(),
+                top=[near_id],
+                score={near_id: 0.45},
+                cosine={near_id: 0.19, answer_id: 0.05},  # below what answers on meaning
+                best=[(near_id, 0.19), (answer_id, 0.05)],
+            )
+
+    question = "what's the replication lag alert threshold on the replica?"
+    memory.engine.dense = GivenMeaning()
+    result = memory.search(question)
+    assert not result.not_found
+    assert result.best.leaf_id == answer_id
+    assert result.hits[1].leaf_id == near_id  # fusion ranked it first; it stays listed
+
+
+def test_a_name_no_memory_mentions_is_not_found_even_when_meaning_vouches(tmp_path):
+    """ "Which Hibernate version does ticketing-api use?" where no memory names Hibernate: a
+    memory close in meaning (another library's version) is no answer, since a name has no
+    synonym."""
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "ws")
+    close = memory.save("ticketing-api is on Kotlin 2.0.21 with the K2 compiler.").leaf_ids[0]
+    memory.save("ticketing-api deploys to the fl-prod-eks cluster through Argo CD.")
+
+    class GivenMeaning:
+        def search(self, text, candidate_ids):
+            return DenseHits(
+                fusion=Fusion(),
+                top=[close],
+                score={close: 0.7},
+                cosine={close: 0.7},  # high enough to answer on meaning alone
+                best=[(close, 0.7)],
+            )
+
+    memory.engine.dense = GivenMeaning()
+    result = memory.search("which Hibernate version does ticketing-api use?")
+    assert result.not_found and result.reason_code == "unknown_name"

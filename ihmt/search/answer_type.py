@@ -90,7 +90,8 @@ SHAPES: tuple[AnswerShape, ...] = (
     ),
     AnswerShape(
         "ip",
-        _cue(r"ip|ip address|ipv4|ipv6|direccion ip"),
+        # "the rate limit per IP" counts by address, it does not ask for one
+        _cue(r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)|direccion ip"),
         re.compile(
             r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
         ),

@@ -238,7 +238,7 @@ class SearchEngine:
         if not (result.not_found or result.ambiguous) and strict_shapes(shapes):
             self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
         if not (result.not_found or result.ambiguous or facts) and as_question:
-            self._judge_names(result, ranked, query.text, dense)
+            self._judge_names(result, ranked, query.text)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -426,12 +426,12 @@ class SearchEngine:
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
 
-    def _judge_names(self, result: SearchResult, ranked: list, question: str, dense) -> None:
+    def _judge_names(self, result: SearchResult, ranked: list, question: str) -> None:
         """NOT FOUND when the question names something no memory mentions ("how much do we
         pay for Datadog?" where no memory names Datadog): the memories that match its other
         words are about something else (search/unknown_names.py)."""
-        lead = ranked[0]
-        if getattr(lead, "pinned", False) or (dense and dense.answers(lead.ref["id"])):
+        # (a memory close in meaning does not change this: a name has no synonym)
+        if getattr(ranked[0], "pinned", False):
             return
         names = named_terms(question)
         if not names:
@@ -618,6 +618,34 @@ class SearchEngine:
         ]
         if dense:  # a leaf brought in by meaning alone is no rival unless its meaning answers
             current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
+
+        def stray_match(cand) -> bool:
+            matched = [t for t in query.terms if t in cand.matched]
+            stray = (
+                cand.coverage < STRAY_COVERAGE
+                and all(t in common for t in matched)
+                and len(matched) <= STRAY_WORDS
+                and not getattr(cand, "names_asked_value", False)
+            )
+            return bool(query.terms) and (cand.coverage < MIN_COVERAGE or stray)
+
+        if dense and current and stray_match(current[0]) and not dense.answers(current[0].ref["id"]):
+            # meaning put first a memory it does not vouch for, sharing a stray word: a
+            # memory that matches the question's words answers instead of NOT FOUND
+            shown = {h.leaf_id for h in result.hits}
+            better = next(
+                (
+                    c
+                    for c in current[1:SHAPE_WINDOW]
+                    if c.ref["id"] in shown
+                    and (not stray_match(c) or dense.answers(c.ref["id"]))
+                ),
+                None,
+            )
+            if better is not None:
+                current.remove(better)
+                current.insert(0, better)
+                result.hits.sort(key=lambda h: h.leaf_id != better.ref["id"])
         lead = current[0] if current else best
         rivals = [c for c in current[1:]]
         s1 = lead.adjusted
@@ -628,16 +656,9 @@ class SearchEngine:
         lead_id = lead.ref["id"]
         covered = max(coverage, dense.coverage(lead_id)) if dense else coverage
         result.confidence = round(0.6 * covered + 0.4 * margin, 3)
-        matched_q = [t for t in query.terms if t in lead.matched]
         # one common word ("Marta", "deploy") is a stray match; two of them together in one
         # memory ("Marta" and "live") are about the question even when each is common
-        stray = (
-            coverage < STRAY_COVERAGE
-            and all(t in common for t in matched_q)
-            and len(matched_q) <= STRAY_WORDS
-        )
-        stray = stray and not getattr(lead, "names_asked_value", False)
-        if query.terms and (coverage < MIN_COVERAGE or stray):
+        if stray_match(lead):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True
                 stray_code = "stray" if coverage > 0 or not dense else "no_meaning"
