@@ -343,3 +343,37 @@ def test_a_name_no_memory_mentions_is_not_found_even_when_meaning_vouches(tmp_pa
     memory.engine.dense = GivenMeaning()
     result = memory.search("which Hibernate version does ticketing-api use?")
     assert result.not_found and result.reason_code == "unknown_name"
+
+
+@pytest.mark.parametrize(
+    ("question", "spanish"),
+    [
+        ("¿a qué hora es ahora la daily?", True),
+        ("¿quién lleva la integración con Redsys?", True),
+        ("what time is the daily standup now?", False),
+        ("¿deploy?", False),  # too little to tell
+    ],
+)
+def test_a_question_in_spanish_is_read_by_its_function_words(question, spanish):
+    from ihmt.text.stopwords import reads_as_spanish
+    from ihmt.text.tokenize import tokenize
+
+    assert reads_as_spanish(tokenize(question)) is spanish
+
+
+def test_the_english_model_leaves_a_spanish_question_to_words(tmp_path):
+    """The default model was trained on English: a Spanish question is answered lexically
+    (no model is even loaded for it); a configured model is trusted with any language."""
+    from types import SimpleNamespace
+
+    from ihmt.semantic.retriever import SemanticIndex
+
+    source = SimpleNamespace(state_dir=tmp_path)
+    index = SemanticIndex(source)
+    loads = []
+    index.embedder = lambda: loads.append(1)  # None: "unavailable", and counted
+    assert index.search("¿a qué hora es ahora la daily?") is None
+    assert loads == []
+    index.search("what time is the daily standup now?")
+    assert loads == [1]
+    assert SemanticIndex(source, model_name="my/multilingual-model").english_only is False

@@ -629,7 +629,12 @@ class SearchEngine:
             )
             return bool(query.terms) and (cand.coverage < MIN_COVERAGE or stray)
 
-        if dense and current and stray_match(current[0]) and not dense.answers(current[0].ref["id"]):
+        if (
+            dense
+            and current
+            and stray_match(current[0])
+            and not dense.answers(current[0].ref["id"])
+        ):
             # meaning put first a memory it does not vouch for, sharing a stray word: a
             # memory that matches the question's words answers instead of NOT FOUND
             shown = {h.leaf_id for h in result.hits}
@@ -637,8 +642,7 @@ class SearchEngine:
                 (
                     c
                     for c in current[1:SHAPE_WINDOW]
-                    if c.ref["id"] in shown
-                    and (not stray_match(c) or dense.answers(c.ref["id"]))
+                    if c.ref["id"] in shown and (not stray_match(c) or dense.answers(c.ref["id"]))
                 ),
                 None,
             )

@@ -76,7 +76,13 @@ def wiring(source: SemanticSource) -> SemanticWiring:
         return SemanticWiring()
     from .retriever import SemanticIndex
 
-    index = SemanticIndex(source, model_setting(source.config), fusion_setting(source.config))
+    english_only = source.config.extra.get("semantic_english_only")
+    index = SemanticIndex(
+        source,
+        model_setting(source.config),
+        fusion_setting(source.config),
+        english_only if isinstance(english_only, bool) else None,
+    )
     if not source.config.semantic:
         return SemanticWiring(on_removed=[index.on_removed])
     return SemanticWiring(index, on_indexed=[index.on_indexed], on_removed=[index.on_removed])

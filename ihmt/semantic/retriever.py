@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 
 from ..models import MemoryLeaf
+from ..text.stopwords import reads_as_spanish
+from ..text.tokenize import tokenize
 from .context import Neighbours
 from .embedder import Embedder, SemanticUnavailable, load_embedder, loaded, resolve_model
 from .fusion import DenseHits, Fusion
@@ -52,9 +54,18 @@ def embed_text(leaf: MemoryLeaf) -> str:
 
 
 class SemanticIndex:
-    def __init__(self, source, model_name: str = "", fusion: Fusion | None = None) -> None:
+    def __init__(
+        self,
+        source,
+        model_name: str = "",
+        fusion: Fusion | None = None,
+        english_only: bool | None = None,
+    ) -> None:
         self.source = source  # a hook.SemanticSource
         self.model_name = model_name
+        # the default model was trained on English: a question in Spanish is answered
+        # lexically (on the seven agent corpora, meaning cost 7 of 56 Spanish questions)
+        self.english_only = (not model_name) if english_only is None else english_only
         self.fusion = fusion or Fusion()
         self.vectors = VectorStore(source.state_dir / FILENAME)
         self.neighbours = Neighbours()
@@ -167,7 +178,10 @@ class SemanticIndex:
     # -- search (the engine's contract) ------------------------------------------------------
     def search(self, text: str, also=()) -> DenseHits | None:
         """The query's DenseHits: the ``fusion.pool`` leaves with the best dense score, and
-        scores for every id in ``also``. None when semantic search is unavailable."""
+        scores for every id in ``also``. None when semantic search is unavailable, or when an
+        English-only model meets a question in another language."""
+        if self.english_only and reads_as_spanish(tokenize(text[:2000])):
+            return None
         embedder = self.embedder()
         if embedder is None:
             return None

@@ -80,3 +80,15 @@ STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_SPANISH.spl
 def is_stopword(token: str) -> bool:
     """True for a folded token that carries no search meaning on its own."""
     return token in STOPWORDS
+
+
+_SPANISH_ONLY = frozenset(_SPANISH.split()) - frozenset(_ENGLISH.split())
+_ENGLISH_ONLY = frozenset(_ENGLISH.split()) - frozenset(_SPANISH.split())
+
+
+def reads_as_spanish(folded_tokens: list[str]) -> bool:
+    """True when a text's function words are mostly Spanish ("¿a qué hora es la daily?"): a
+    model trained on English reads such a text poorly."""
+    spanish = sum(1 for t in folded_tokens if t in _SPANISH_ONLY)
+    english = sum(1 for t in folded_tokens if t in _ENGLISH_ONLY)
+    return spanish >= 2 and spanish > english
