@@ -45,6 +45,9 @@ SETS = {
     # two more written blind on 2026-12-02 (frozen before their first run, which is reported
     # as it came in the "Agent questions: answer shapes" section of RESULTS.md)
     "blind2": ["vidal", "okafor"],
+    # two more written blind on 2026-12-02 by helpers who saw only FORMAT.md, frozen (committed)
+    # before their first run; the first run is reported as it came in RESULTS.md
+    "blind3": ["lindqvist", "etxeberria"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
