@@ -58,6 +58,7 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "what's the public API rate limit per IP?",  # counts by address, asks for none
         "which framework runs the end-to-end checks of the phone app?",  # the phone as a thing
         "¿quién mantiene la app movil?",
+        "how many simulated users did lobbyd handle in the load test?",  # the verb
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
@@ -285,3 +286,11 @@ def test_reading_shapes_never_fails_on_any_text(question, content):
     subject = subject_terms(question)
     assert isinstance(holds_shape(content, shapes, subject), bool)
     assert all(shape.name for shape in shapes)
+
+
+def test_the_word_naming_the_shape_is_not_the_subject(memory):
+    """ "the build machine's IP": a memory giving the address without the word "IP" answers."""
+    ids = save_all(memory, [*TEAM, ("2026-03-07", "The build machine is bm-02 at 10.20.0.31.")])
+    result = memory.search("what's the build machine's IP?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]

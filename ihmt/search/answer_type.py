@@ -93,7 +93,8 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "the rate limit per IP" counts by address, it does not ask for one
         _cue(r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)|direccion ip"),
         re.compile(
-            r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
+            # "... at 10.20.0.31." ends a sentence: a dot after it is no fifth part
+            r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d)|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
         ),
         True,
     ),
@@ -135,7 +136,13 @@ SHAPES: tuple[AnswerShape, ...] = (
     ),
     AnswerShape(
         "username",
-        _cue(r"username|usernames|user name|handle|nombre de usuario|usuario de github"),
+        # "Ana's handle", "the Slack handle"; "how many users did lobbyd handle" asks for none
+        _cue(
+            r"username|usernames|user name|nombre de usuario|usuario de github"
+            r"|(?<='s )handle|(?<=’s )handle|(?<=s' )handle"
+            r"|(?:his|her|their|my|your|our|slack|github|gitlab|twitter|telegram|discord|matrix"
+            r"|mastodon|the) handle"
+        ),
         re.compile(
             r"(?i)user ?name|\bhandle\b|\busuario\b|\buser\s*[:=]|(?<![\w.])@[a-z0-9][\w-]{1,38}\b"
             r"|github\.com/[\w-]+|gitlab\.com/[\w-]+"
@@ -168,7 +175,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         ),
         re.compile(
             # an IP address ("pve01 is 192.168.50.10") is no release number
-            r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?![\d.]))"
+            r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d))"
             r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})|(?i:\blts\b)"
             r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
             + _UNITS
@@ -246,7 +253,9 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
 
 
 _NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
-_CUE_WORDS = frozenset(terms("version versions versiones"))  # ASCII: no Unicode tables at import
+# words that name the shape asked, not what it is asked of ("the build machine's IP"); ASCII
+# only: folding accented words at import would build the Unicode tables on every hook start
+_CUE_WORDS = frozenset(terms("version versions versiones ip ipv4 ipv6 url email e-mail phone"))
 _VERSIONED = re.compile(
     r"(?i)(?P<before>[\w.+#-]+)\s+versi[oó]n(?:s|es)?\b"
     r"|versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+(?:the\s+|el\s+|la\s+)?(?P<after>[\w.+#-]+)"
