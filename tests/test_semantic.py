@@ -288,6 +288,19 @@ def test_cli_enable_without_the_extra_names_the_install_command(tmp_path, capsys
     assert config["semantic"] is False
 
 
+class GivenMeaning:
+    """A dense side with given cosines (leaf id -> cosine) and dense scores (default: the
+    cosines), in place of the model: the engine's judgement is tested without loading it."""
+
+    def __init__(self, cosine: dict[str, float], score: dict[str, float] | None = None):
+        self.cosine, self.score = cosine, score or dict(cosine)
+
+    def search(self, text, candidate_ids):
+        ranked = sorted(self.cosine.items(), key=lambda item: -item[1])
+        top = sorted(self.score, key=lambda leaf_id: -self.score[leaf_id])
+        return DenseHits(Fusion(), top, dict(self.score), dict(self.cosine), ranked[:2])
+
+
 def test_meaning_leading_with_a_stray_word_gives_way_to_a_word_match(tmp_path):
     """Fusion may put first a memory close in meaning that the model does not vouch for and
     that shares one common word with the question; a memory holding the question's words
@@ -302,18 +315,9 @@ def test_meaning_leading_with_a_stray_word_gives_way_to_a_word_match(tmp_path):
     memory.save("Marta prefers short pull requests and squash merges.")
     near_id, answer_id = near.leaf_ids[0], answer.leaf_ids[0]
 
-    class GivenMeaning:
-        def search(self, text, candidate_ids):
-            return DenseHits(
-                fusion=Fusion(),
-                top=[near_id],
-                score={near_id: 0.45},
-                cosine={near_id: 0.19, answer_id: 0.05},  # below what answers on meaning
-                best=[(near_id, 0.19), (answer_id, 0.05)],
-            )
-
     question = "what's the replication lag alert threshold on the replica?"
-    memory.engine.dense = GivenMeaning()
+    # both cosines are below what answers on meaning; the near one's dense score leads
+    memory.engine.dense = GivenMeaning({near_id: 0.19, answer_id: 0.05}, {near_id: 0.45})
     result = memory.search(question)
     assert not result.not_found
     assert result.best.leaf_id == answer_id
@@ -330,17 +334,7 @@ def test_a_name_no_memory_mentions_is_not_found_even_when_meaning_vouches(tmp_pa
     close = memory.save("ticketing-api is on Kotlin 2.0.21 with the K2 compiler.").leaf_ids[0]
     memory.save("ticketing-api deploys to the fl-prod-eks cluster through Argo CD.")
 
-    class GivenMeaning:
-        def search(self, text, candidate_ids):
-            return DenseHits(
-                fusion=Fusion(),
-                top=[close],
-                score={close: 0.7},
-                cosine={close: 0.7},  # high enough to answer on meaning alone
-                best=[(close, 0.7)],
-            )
-
-    memory.engine.dense = GivenMeaning()
+    memory.engine.dense = GivenMeaning({close: 0.7})  # high enough to answer on meaning alone
     result = memory.search("which Hibernate version does ticketing-api use?")
     assert result.not_found and result.reason_code == "unknown_name"
 
