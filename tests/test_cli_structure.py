@@ -215,3 +215,34 @@ def test_demo_walks_through_the_examples(tmp_path):
     assert "where do I live now?      Valencia" in out
     assert "where did I live in 2024? Madrid" in out
     assert "store is healthy" in out
+
+
+def test_the_readme_demo_excerpt_is_what_the_demo_prints(tmp_path):
+    """README shows an abridged real run of `main.py demo`: every line it shows must be a line
+    the demo prints today (dates and ids normalised, confidences exact), in the same order."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("What the demo prints")
+    block = readme[readme.index("```text\n", start) + 8 :]
+    shown = [line for line in block[: block.index("\n```")].splitlines() if line.strip()]
+
+    def normal(line: str) -> str:
+        line = re.sub(r"\d{4}-\d{2}-\d{2}", "<date>", line)
+        line = re.sub(r"\b([LN]\d?-[\w.]+-(?:\d{4}-)?[0-9a-f]{10})\b", "<id>", line)
+        return re.sub(r"=+$", "", line).rstrip()  # section rules are cut in the excerpt
+
+    proc = run_cli("demo", "--workspace", str(tmp_path / "demo"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    printed = [normal(line) for line in proc.stdout.splitlines()]
+    at = 0
+    for line in shown:
+        want = normal(line)
+        cut = next((mark for mark in (", ...", "…") if want.endswith(mark)), "")
+        if cut:  # abridged: the rest of the line is cut
+            head = want[: -len(cut)]
+            matches = [i for i in range(at, len(printed)) if printed[i].startswith(head)]
+        else:
+            matches = [i for i in range(at, len(printed)) if printed[i] == want]
+        assert matches, f"README's demo excerpt shows a line the demo no longer prints: {line!r}"
+        at = matches[0] + 1
