@@ -48,6 +48,9 @@ SETS = {
     # two more written blind on 2026-12-02 by helpers who saw only FORMAT.md, frozen (committed)
     # before their first run; the first run is reported as it came in RESULTS.md
     "blind3": ["lindqvist", "etxeberria"],
+    # and two more the same day, frozen before their first run, which measured the final code
+    # of that session (blind3's first run came before its last two fixes)
+    "blind4": ["villarreal", "sepulveda"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
