@@ -59,6 +59,7 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "which framework runs the end-to-end checks of the phone app?",  # the phone as a thing
         "¿quién mantiene la app movil?",
         "how many simulated users did lobbyd handle in the load test?",  # the verb
+        "in the cost review, what share of bytes billed came from raw tables?",  # a topic
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
@@ -294,3 +295,13 @@ def test_the_word_naming_the_shape_is_not_the_subject(memory):
     result = memory.search("what's the build machine's IP?")
     assert not result.not_found
     assert result.best.leaf_id == ids[-1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["BigQuery monthly budget: USD 4,500.", "Cuesta CLP 2.500.000 al mes.", "120 EUR per month."],
+)
+def test_a_price_is_held_with_its_currency_before_or_after_the_amount(text):
+    shapes = tuple(s for s in shapes_asked("how much does it cost?") if s.name == "price")
+    assert holds_shape(text, shapes)
+    assert not holds_shape("PostgreSQL 16.3 on pg-prod-01, 4.5 TB of data.", shapes)

@@ -107,12 +107,18 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "price",
         _cue(
-            r"cost|costs|price|prices|priced|charge|charges|fee|fees|salary|hourly rate|day rate"
+            # "the cost review", "cost savings": a topic, not the value asked
+            r"cost(?! (?:review|reviews|report|reports|savings?|cuts?|center|centre|centers"
+            r"|allocation|explorer|dashboard|optimi[sz]ation)\b)"
+            r"|costs|price|prices|priced|charge|charges|fee|fees|salary|hourly rate|day rate"
             r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
         ),
         re.compile(
-            r"[€$£¥]|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares)\b)"
+            r"[€$£¥]|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
+            r"|pesos?)\b)"
+            # the currency code first, as invoices and budgets write it: "USD 4,500"
+            r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf)\s?\d)"
         ),
         True,
     ),
