@@ -190,9 +190,9 @@ class SearchEngine:
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
-        if (
-            names + settings and not history
-        ):  # "before EMQX": the earlier state does not name the new one
+        # not for a question about before: "before EMQX" names the new value, which the
+        # earlier memory lacks
+        if (names or settings) and not history:
             ranked = _prefer_named(ranked, names + settings)
         if shapes:
             ranked = self._prefer_shape(ranked, shapes, subject)
@@ -238,7 +238,7 @@ class SearchEngine:
         if not (result.not_found or result.ambiguous) and strict_shapes(shapes):
             self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
         if not (result.not_found or result.ambiguous or facts) and as_question:
-            self._judge_names(result, ranked, query.text)
+            self._judge_names(result, ranked, query.text, names)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -426,15 +426,12 @@ class SearchEngine:
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
 
-    def _judge_names(self, result: SearchResult, ranked: list, question: str) -> None:
+    def _judge_names(self, result: SearchResult, ranked: list, question: str, names) -> None:
         """NOT FOUND when the question names something no memory mentions ("how much do we
         pay for Datadog?" where no memory names Datadog): the memories that match its other
         words are about something else (search/unknown_names.py)."""
         # (a memory close in meaning does not change this: a name has no synonym)
-        if getattr(ranked[0], "pinned", False):
-            return
-        names = named_terms(question)
-        if not names:
+        if not names or getattr(ranked[0], "pinned", False):
             return
         dfs = self.catalog.document_frequencies(terms_to_count(names))
         unknown = unknown_names(question, names, dfs)

@@ -61,18 +61,21 @@ def choose_replaced(
     # certificates: the kinds of value both state count
     new_values = value_shapes(new_text)
 
+    share = {h.leaf_id: content_share(new_terms, h.content) for h in pool}
+
     def combined(hit: Hit) -> float:
-        score = hit.score / top + CONTENT_WEIGHT * content_share(new_terms, hit.content)
+        score = hit.score / top + CONTENT_WEIGHT * share[hit.leaf_id]
         if new_values:
             score += VALUE_WEIGHT * len(new_values & value_shapes(hit.content)) / len(new_values)
         return score * (1.0 if _saved(hit) else DOCUMENT_SHARE)
 
-    scored = sorted(pool, key=lambda h: (-combined(h), h.leaf_id))
+    weight = {h.leaf_id: combined(h) for h in pool}
+    scored = sorted(pool, key=lambda h: (-weight[h.leaf_id], h.leaf_id))
     first = scored[0]
     clear = (
         _saved(first)  # a stored document holds many words of anything: never linked unasked
-        and content_share(new_terms, first.content) >= MIN_CONTENT_SHARE
-        and (len(scored) == 1 or combined(first) >= CLEAR_LEAD * combined(scored[1]))
+        and share[first.leaf_id] >= MIN_CONTENT_SHARE
+        and (len(scored) == 1 or weight[first.leaf_id] >= CLEAR_LEAD * weight[scored[1].leaf_id])
     )
     return (first if clear else None), scored
 
