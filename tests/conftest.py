@@ -73,3 +73,13 @@ def repo(tmp_path):
         '[remote "origin"]\n\turl = git@github.com:acme/shop-api.git\n', encoding="utf-8"
     )
     return top
+
+
+@pytest.fixture(scope="module")
+def store_template(tmp_path_factory) -> Path:
+    """A small store built once per module, for GUI tests that copy it into their own home."""
+    from tests.test_gui_security import _build_store
+
+    workspace = tmp_path_factory.mktemp("template") / "mem"
+    _build_store(workspace)
+    return workspace

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from ihmt.loop import settings
-from tests.test_gui_security import _build_store, _start, _stop
+from tests.test_gui_security import _start, _stop
 
 USER_OWN = (
     '{\n  "model": "opus",\n  "hooks": {\n'
@@ -24,22 +24,15 @@ USER_OWN = (
 )
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory):
-    workspace = tmp_path_factory.mktemp("hooks-template") / "mem"
-    _build_store(workspace)
-    return workspace
-
-
 @pytest.fixture
-def gui(tmp_path, template):
+def gui(tmp_path, store_template):
     home = tmp_path / "allowed"
     project = home / "projects" / "shop"
     (project / ".git").mkdir(parents=True)
     (project / ".git" / "config").write_text(
         '[remote "origin"]\n\turl = git@github.com:acme/shop.git\n', encoding="utf-8"
     )
-    shutil.copytree(template, home / "mem")
+    shutil.copytree(store_template, home / "mem")
     running = _start(home / "mem", home)
     running.project = project
     yield running

@@ -111,13 +111,6 @@ def _stop(gui: Gui) -> None:
     gui.server.app.close()
 
 
-@pytest.fixture(scope="module")
-def store_template(tmp_path_factory) -> Path:
-    workspace = tmp_path_factory.mktemp("template") / "mem"
-    _build_store(workspace)
-    return workspace
-
-
 @pytest.fixture
 def gui(tmp_path, store_template):
     import shutil
