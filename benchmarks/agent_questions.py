@@ -51,6 +51,9 @@ SETS = {
     # and two more the same day, frozen before their first run, which measured the final code
     # of that session (blind3's first run came before its last two fixes)
     "blind4": ["villarreal", "sepulveda"],
+    # two more written blind on 2026-12-02 (helpers saw only FORMAT.md), committed before
+    # their first run, which measures the vocabulary lexicon of that session at first sight
+    "blind5": ["ortiz", "mwangi"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
