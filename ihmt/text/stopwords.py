@@ -21,7 +21,7 @@ however
 i if in into is isn it its itself
 just
 ll
-m me might mine more most much must mustn my myself
+m many me might mine more most much must mustn my myself
 neither no nor not now
 o of off often on once only onto or other others otherwise our ours ourselves out
 over own
