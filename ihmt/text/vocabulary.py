@@ -5,13 +5,16 @@ PostgreSQL 16"; a Spanish question meets an English note. Memories, branch summa
 queries all pass through :func:`normalize`, so the descent stays lossless: whatever a flat
 scan would match, every summary above it matches too.
 
-Three steps, each small and predictable rather than clever:
+Four steps, each small and predictable rather than clever:
 1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
-2. a short English/Spanish glossary of everyday working words ("contraseña" -> "password");
+2. Spanish -> English: a short hand-picked glossary ("contraseña" -> "password"), then the
+   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about N thousand inflected
+   forms, "desactivó" -> "disable"), so an English question finds a Spanish note;
 3. a light stemmer for English and Spanish inflections: plurals, -ed, -ing and the Spanish
    -ción / English -tion pair. It only has to map related forms to one key, not to a word:
    "deployed", "deploying" and "deploys" all become "deploy"; "use", "used" and "uses"
-   become "us".
+   become "us";
+4. near-synonyms (lexicon_table.py again): "vacation" and "leave" are indexed as "holiday".
 Tokens holding digits, identifiers with parts and very short words are left alone.
 """
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 1
+VOCABULARY_VERSION = 2
 
 _ALIASES = {
     # databases and infrastructure
@@ -192,13 +195,34 @@ _KEEP_DOUBLE = frozenset("lsz")
 @lru_cache(maxsize=65536)
 def normalize(token: str) -> str:
     """The indexed form of one folded token."""
-    token = _ALIASES.get(token) or _GLOSSARY.get(token) or token
+    spanish, synonyms = _tables()
+    token = _ALIASES.get(token) or _GLOSSARY.get(token) or spanish.get(token) or token
     if len(token) < 3 or not token.isalpha() or not token.isascii():
         return token
-    return _stem(token)
+    key = stem(token)
+    return synonyms.get(key, key)
 
 
-def _stem(word: str) -> str:
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[str, str], dict[str, str]]:
+    """The generated lexicon, read on first use (a few ms; a missing table means none)."""
+    try:
+        from . import lexicon_table
+    except ImportError:  # only while tools/build_lexicon.py makes the first one
+        return {}, {}
+    return _lines_to_map(lexicon_table.SPANISH), _lines_to_map(lexicon_table.SYNONYMS)
+
+
+def _lines_to_map(block: str) -> dict[str, str]:
+    """ "target form form ..." lines -> {form: target}."""
+    out: dict[str, str] = {}
+    for line in block.splitlines():
+        target, *forms = line.split() or [""]
+        out.update(dict.fromkeys(forms, target))
+    return out
+
+
+def stem(word: str) -> str:
     """Map the inflections of one English or Spanish word to a shared key."""
     if word.endswith("ies") and len(word) > 5:
         word = word[:-3] + "y"
@@ -206,9 +230,9 @@ def _stem(word: str) -> str:
         word = word[:-1]
     for suffix in ("ing", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith("eed"):
-            stem = word[: -len(suffix)]
-            if any(ch in _VOWELS for ch in stem):
-                word = _undouble(stem)
+            root = word[: -len(suffix)]
+            if any(ch in _VOWELS for ch in root):
+                word = _undouble(root)
             break
     if word.endswith("e") and len(word) >= 3:
         word = word[:-1]

@@ -1,0 +1,111 @@
+"""The generated lexicon: Spanish forms and English near-synonyms indexed as one term.
+
+The table is built from hand-written word lists (tools/lexicon/); these tests check the
+committed module is what those lists build, that the generated inflections are Spanish, that
+English text keeps its meaning, and that an English question finds a Spanish note through
+the whole search.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.text.tokenize import terms
+from ihmt.text.vocabulary import normalize, stem
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def builder():
+    spec = importlib.util.spec_from_file_location(
+        "build_lexicon", ROOT / "tools" / "build_lexicon.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["build_lexicon"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("build_lexicon", None)
+
+
+def test_committed_table_is_what_the_word_lists_build(builder):
+    committed = (ROOT / "ihmt" / "text" / "lexicon_table.py").read_text(encoding="utf-8")
+    assert committed == builder.build(), "run: python3 tools/build_lexicon.py"
+
+
+@pytest.mark.parametrize(
+    ("infinitive", "forms"),
+    [
+        ("buscar", {"busco", "busca", "busque", "buscaron", "buscando", "buscado"}),
+        ("pagar", {"pague", "pagaron", "pagadas"}),
+        ("escoger", {"escojo", "escoja", "escogieron"}),
+        ("leer", {"leyo", "leyendo", "leyeron"}),
+        ("construir", {"construyo", "construye", "construyendo", "construido"}),
+        ("mudarse", {"mudo", "mudaron", "mudarse", "mudandose"}),
+    ],
+)
+def test_regular_conjugations_are_spelled_as_written(builder, infinitive, forms):
+    assert forms <= builder.verb_forms(infinitive)
+
+
+def test_plurals_and_feminines(builder):
+    assert builder.noun_forms("factura") == {"factura", "facturas"}
+    assert builder.noun_forms("servidor") == {"servidor", "servidores"}
+    assert builder.noun_forms("vez") == {"vez", "veces"}
+    assert builder.noun_forms("lunes") == {"lunes"}
+    assert {"rapida", "rapidos", "rapidamente"} <= builder.adjective_forms("rapido")
+
+
+def test_a_hand_listed_noun_beats_a_verb_form_and_a_tie_is_left_out(builder):
+    entries = [
+        ("cuenta", "account", "noun"),
+        ("contar", "count", "verb"),
+        ("llamar", "call", "verb"),
+        ("llamo", "flame", "noun"),
+        ("copiar", "copy", "verb"),
+        ("copar", "corner", "verb"),
+    ]
+    table = builder.spanish_table(entries, collisions=set())
+    assert table["cuenta"] == "account" and table["contamos"] == "count"
+    assert table["llamo"] == "flame"  # the noun itself outranks the verb's generated form
+    assert "copie" not in table or table["copie"] == "copy"
+    assert "copa" not in table or table["copa"] == "corner"
+
+
+def test_forms_that_read_as_english_are_left_out(builder):
+    table = builder.spanish_table([("salir", "leave", "verb")], collisions={"sale", "sales"})
+    assert "sale" not in table and table["salimos"] == "leave"
+
+
+def test_synonym_stems_claimed_by_two_groups_are_dropped(builder):
+    table = builder.synonym_table([["holiday", "vacation", "leave"], ["quit", "leave"]])
+    assert table[stem("vacation")] == stem("holiday")
+    assert stem("leave") not in table
+
+
+def test_spanish_note_terms_meet_english_question_terms():
+    assert set(terms("Las facturas del servidor")) >= {normalize("invoice"), normalize("server")}
+    assert normalize("vacaciones") == normalize("vacation")
+    assert normalize("ciudades") == normalize("city")
+
+
+def test_english_words_keep_their_meaning():
+    # "sale" is a form of salir and "pie" a Spanish foot: in English text they stay themselves
+    assert normalize("sale") == stem("sale")
+    assert normalize("pie") == stem("pie")
+    assert normalize("deploy") == stem("deploy")
+
+
+def test_an_english_question_finds_the_spanish_note_first(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("Marta se va de vacaciones del 3 al 14 de agosto; Javier la cubre.")
+    memory.save("Marta prefers short pull requests and reviews them in the morning.")
+    memory.save("The August release train leaves on the 20th; Marta signs it off.")
+    result = memory.search("when is Marta on vacation?")
+    assert result.hits, result
+    assert "vacaciones" in result.hits[0].content

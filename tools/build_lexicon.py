@@ -1,0 +1,274 @@
+"""Build ihmt/text/lexicon_table.py from the word lists in tools/lexicon/ (``python3 tools/build_lexicon.py``).
+
+The lists are written by hand, one lemma a line (see tools/lexicon/README.md); this script
+spells out the inflected forms a note really contains (regular conjugations, plurals,
+feminine adjectives), folds them the way the tokenizer does, and writes one generated module
+that the vocabulary layer reads at run time. Standard library only, deterministic: the test
+suite rebuilds the table in memory and checks the committed module matches.
+
+A Spanish form that is also a common English word ("sale", "red", "come") would turn English
+text into the wrong term, so such forms are dropped. Which forms those are comes from
+tools/lexicon/english_collisions.txt, made with ``--collisions`` (needs the ``wordfreq``
+package, a word-frequency table for both languages; only this step needs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ihmt.text.tokenize import fold  # noqa: E402
+from ihmt.text.vocabulary import stem  # noqa: E402
+
+SOURCES = ROOT / "tools" / "lexicon"
+TARGET = ROOT / "ihmt" / "text" / "lexicon_table.py"
+COLLISIONS = SOURCES / "english_collisions.txt"
+CLASSES = ("verb", "noun", "adj", "form", "word")
+# a form's weight when two lemmas generate it: what a writer listed by hand wins, then a
+# noun over an adjective over a verb form ("cuenta" is an account before it is "counts")
+PRIORITY = {"form": 0, "word": 0, "noun": 1, "adj": 2, "verb": 3}
+# pronouns a note attaches to a verb ("desplegarlo", "mudarse", "revisándolo"); the rarer
+# ones (me, te, nos, les) are left out to keep the table small
+INFINITIVE_CLITICS = ("se", "lo", "la", "los", "las", "le")
+GERUND_CLITICS = ("se", "lo", "la")
+# a form reads as English when it is common there (wordfreq's zipf scale: 3 is once per
+# million words) and not much more common in Spanish: "sale" (4.99 in English, 5.03 in
+# Spanish) and "pie" (4.19 / 4.94) are English words; "hoy" (3.08 / 5.74) is Spanish
+COMMON_ENGLISH_ZIPF = 3.3
+SPANISH_MARGIN = 2.0
+
+
+# -- Spanish inflection -------------------------------------------------------------------------
+def _soften(stem_: str, ending: str, verb_class: str) -> str:
+    """Spelling changes that keep a consonant's sound before another vowel."""
+    front = ending[:1] in ("e", "i")
+    if verb_class == "ar" and ending[:1] == "e":
+        if stem_.endswith("c"):
+            return stem_[:-1] + "qu"
+        if stem_.endswith("g"):
+            return stem_ + "u"
+        if stem_.endswith("z"):
+            return stem_[:-1] + "c"
+    if verb_class in ("er", "ir") and not front:
+        if stem_.endswith("g") and not stem_.endswith("gu"):
+            return stem_[:-1] + "j"  # escoger -> escojo, elegir -> elija
+        if stem_.endswith("gu"):
+            return stem_[:-2] + "g"  # distinguir -> distingo
+        if stem_.endswith("c") and not stem_.endswith(("nc", "rc")) and verb_class == "er":
+            return stem_  # conocer -> conozco is irregular: listed by hand
+    return stem_
+
+
+_AR = (
+    "ar o as a amos ais an e es emos eis en aste aron aba abas abamos aban ara aran ase "
+    "ado ada ados adas ando"
+).split()
+_ER = "er o es e emos eis en a as amos an i iste io imos ieron ia ias iamos ian iera ieran ido ida idos idas iendo".split()
+_IR = "ir o es e imos is en a as amos an i iste io ieron ia ias iamos ian iera ieran ido ida idos idas iendo".split()
+
+
+def verb_forms(infinitive: str) -> set[str]:
+    """Regular forms of one infinitive (with a reflexive "-se" or not)."""
+    word = infinitive[:-2] if infinitive.endswith("se") and len(infinitive) > 5 else infinitive
+    verb_class = word[-2:]
+    if verb_class not in ("ar", "er", "ir"):
+        return {word}
+    root = word[:-2]
+    endings = {"ar": _AR, "er": _ER, "ir": _IR}[verb_class]
+    forms = {word}
+    for ending in endings:
+        if ending == verb_class:
+            continue
+        if (
+            verb_class != "ar"
+            and root[-1:] in "aeou"
+            and ending.startswith("i")
+            and len(ending) > 1
+        ):
+            if ending in ("io", "ieron", "iendo", "iera", "ieran"):  # leer -> leyo, leyendo
+                forms.add(root + "y" + ending[1:])
+                continue
+        if verb_class == "ir" and root.endswith("u") and not root.endswith(("gu", "qu")):
+            if ending[:1] in ("o", "a", "e") or ending in ("io", "ieron", "iendo", "iera", "ieran"):
+                tail = ending[1:] if ending.startswith("i") else ending
+                forms.add(root + "y" + tail)  # construir -> construyo, construyendo
+                continue
+        forms.add(_soften(root, ending, verb_class) + ending)
+    for tense in ("e", "a", "as", "an", "emos", "ia", "ian", "iamos"):  # future, conditional
+        forms.add(word + tense)
+    gerund = {"ar": root + "ando"}.get(verb_class) or next(
+        (f for f in (root + "iendo", root + "yendo") if f in forms), None
+    )
+    forms.update(word + clitic for clitic in INFINITIVE_CLITICS)
+    if gerund:
+        forms.update(gerund + clitic for clitic in GERUND_CLITICS)
+    return forms
+
+
+def noun_forms(noun: str) -> set[str]:
+    forms = {noun}
+    if noun.endswith(("a", "e", "i", "o", "u")):
+        forms.add(noun + "s")
+    elif noun.endswith("z"):
+        forms.add(noun[:-1] + "ces")
+    elif not noun.endswith("s"):
+        forms.add(noun + "es")
+    return forms
+
+
+def adjective_forms(adjective: str) -> set[str]:
+    if adjective.endswith("o"):
+        root = adjective[:-1]
+        forms = {root + end for end in ("o", "a", "os", "as")}
+        feminine = root + "a"
+    elif adjective.endswith("or"):
+        forms = {adjective + end for end in ("", "a", "es", "as")}
+        feminine = adjective + "a"
+    else:
+        forms = noun_forms(adjective)
+        feminine = adjective
+    forms.add(feminine + "mente")  # rapido -> rapidamente
+    return forms
+
+
+GENERATORS = {"verb": verb_forms, "noun": noun_forms, "adj": adjective_forms}
+
+
+# -- reading the lists ----------------------------------------------------------------------
+def read_entries(folder: Path = SOURCES) -> list[tuple[str, str, str]]:
+    """(folded Spanish word, English word, class) from every *.tsv list, in file order."""
+    entries = []
+    for path in sorted(folder.glob("es_*.tsv")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 3 or fields[2] not in CLASSES or not fields[1].isalpha():
+                raise SystemExit(f"{path.name}:{number}: not 'spanish<TAB>english<TAB>class'")
+            spanish, english, kind = fold(fields[0].strip()), fields[1].strip().lower(), fields[2]
+            if spanish.isalpha() and english.isascii():
+                entries.append((spanish, english, kind))
+    return entries
+
+
+def read_synonym_groups(path: Path = SOURCES / "en_synonyms.txt") -> list[list[str]]:
+    groups = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        words = [w for w in line.lower().split() if w.isalpha() and w.isascii()]
+        if len(words) >= 2 and not line.lstrip().startswith("#"):
+            groups.append(words)
+    return groups
+
+
+# -- the tables -----------------------------------------------------------------------------
+def spanish_table(entries: list[tuple[str, str, str]], collisions: set[str]) -> dict[str, str]:
+    """Folded Spanish form -> English word. A form two lemmas of the same weight claim for
+    different words is ambiguous and left out; so is one that reads as common English."""
+    best: dict[str, tuple[float, str]] = {}
+    ambiguous: set[str] = set()
+    for spanish, english, kind in entries:
+        generated = GENERATORS.get(kind, lambda w: {w})(spanish)
+        for form in generated:
+            weight = PRIORITY[kind] + (0 if form == spanish else 0.5)
+            held = best.get(form)
+            if held is None or weight < held[0]:
+                best[form] = (weight, english)
+                ambiguous.discard(form)
+            elif weight == held[0] and held[1] != english:
+                ambiguous.add(form)
+    table = {}
+    for form, (_, english) in best.items():
+        if form in ambiguous or form in collisions or len(form) < 3:
+            continue
+        if stem(form) == stem(english):
+            continue  # already one term
+        table[form] = english
+    return table
+
+
+def synonym_table(groups: list[list[str]]) -> dict[str, str]:
+    """Stem of each word -> stem of its group's first word; a stem two groups claim is
+    left out of both (it means different things)."""
+    claims: dict[str, set[str]] = {}
+    for group in groups:
+        head = stem(group[0])
+        for word in group:
+            claims.setdefault(stem(word), set()).add(head)
+    return {
+        key: next(iter(heads))
+        for key, heads in sorted(claims.items())
+        if len(heads) == 1 and key != next(iter(heads)) and len(key) >= 3
+    }
+
+
+def render(spanish: dict[str, str], synonyms: dict[str, str]) -> str:
+    """The generated module: one line per English word, its Spanish forms after it."""
+    by_english: dict[str, list[str]] = {}
+    for form, english in spanish.items():
+        by_english.setdefault(english, []).append(form)
+    by_head: dict[str, list[str]] = {}
+    for key, head in synonyms.items():
+        by_head.setdefault(head, []).append(key)
+    spanish_lines = [f"{e} {' '.join(sorted(f))}" for e, f in sorted(by_english.items())]
+    synonym_lines = [f"{h} {' '.join(sorted(k))}" for h, k in sorted(by_head.items())]
+    return (
+        '"""Generated by tools/build_lexicon.py from tools/lexicon/: do not edit by hand.\n\n'
+        "SPANISH: each line is an English word and the folded Spanish forms indexed as it.\n"
+        "SYNONYMS: each line is a stem and the stems of its near-synonyms indexed as it.\n"
+        '"""\n\n'
+        f'SPANISH = """\n{chr(10).join(spanish_lines)}\n"""\n\n'
+        f'SYNONYMS = """\n{chr(10).join(synonym_lines)}\n"""\n'
+    )
+
+
+def build(folder: Path = SOURCES) -> str:
+    collisions_file = folder / COLLISIONS.name
+    collisions = set(collisions_file.read_text(encoding="utf-8").split())
+    return render(
+        spanish_table(read_entries(folder), collisions),
+        synonym_table(read_synonym_groups(folder / "en_synonyms.txt")),
+    )
+
+
+def write_collisions(folder: Path = SOURCES) -> int:
+    """Every generated Spanish form that is a common English word (needs wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    forms = set()
+    for spanish, english, kind in read_entries(folder):
+        forms |= {f for f in GENERATORS.get(kind, lambda w: {w})(spanish) if f != english}
+    common = sorted(
+        f
+        for f in forms
+        if zipf_frequency(f, "en") >= COMMON_ENGLISH_ZIPF
+        and zipf_frequency(f, "es") - zipf_frequency(f, "en") < SPANISH_MARGIN
+    )
+    header = (
+        f"# Spanish forms that are common English words (wordfreq zipf >= {COMMON_ENGLISH_ZIPF}"
+        f" in English, less than {SPANISH_MARGIN} higher in Spanish)\n"
+    )
+    (folder / COLLISIONS.name).write_text(header + "\n".join(common) + "\n", encoding="utf-8")
+    return len(common)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--collisions",
+        action="store_true",
+        help="remake the English collision list (needs wordfreq)",
+    )
+    args = parser.parse_args()
+    if args.collisions:
+        print(f"{write_collisions()} forms read as English")
+    TARGET.write_text(build(), encoding="utf-8")
+    print(f"wrote {TARGET.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
