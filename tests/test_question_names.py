@@ -215,3 +215,25 @@ def test_the_environment_a_question_sets_is_kept_like_a_name(memory):
     )
     assert memory.search("Which GKE cluster is Almena stg on?").best.leaf_id == ids[0]
     assert memory.search("Which GKE cluster is Almena prod on?").best.leaf_id == ids[1]
+
+
+def test_a_history_question_keeps_the_name_it_asks_about(memory):
+    """ "Where did Camila live before ...": the earlier memory must be about Camila; a name
+    after the cue ("before EMQX") is often the new value and is not required."""
+    from ihmt.search.engine import _named_before_cue
+
+    def kept(question: str) -> list[str]:
+        return [surface for surface, _ in _named_before_cue(question, named_terms(question))]
+
+    assert kept("where did Camila live before moving to the coast?") == ["Camila"]
+    assert kept("which broker did Augaviva use before EMQX?") == ["Augaviva"]
+    assert kept("what did we run before EMQX?") == []
+    ids = save_all(
+        memory,
+        [
+            ("2026-03-01", "LookML lives in github.com/acme/looker; dashboards live in Looker."),
+            ("2026-03-02", "Camila lives in Santiago, in Ñuñoa, and takes the metro to work."),
+            ("2026-07-01", "Camila moved to Viña del Mar in July; she works remotely now."),
+        ],
+    )
+    assert memory.search("where did Camila live before moving to the coast?").best.leaf_id == ids[1]

@@ -37,7 +37,7 @@ from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
-from .intent import asks_history, months_asked
+from .intent import asks_history, history_cue_at, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
@@ -190,9 +190,12 @@ class SearchEngine:
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
-        # not for a question about before: "before EMQX" names the new value, which the
-        # earlier memory lacks
-        if (names or settings) and not history:
+        if history:
+            # a question about before names the thing it asks about ahead of the cue ("where
+            # did Camila live before ..."); a name after it is often the new value ("before
+            # EMQX"), which the earlier memory lacks
+            names, settings = _named_before_cue(query.text, names), []
+        if names or settings:
             ranked = _prefer_named(ranked, names + settings)
         if shapes:
             ranked = self._prefer_shape(ranked, shapes, subject)
@@ -698,6 +701,14 @@ def _prefer_named(ranked: list, names) -> list:
         if missing:
             cand.adjusted *= NAME_MISS**missing
     return sorted(window, key=lambda c: (-c.adjusted, c.ref["id"])) + ranked[NAME_WINDOW:]
+
+
+def _named_before_cue(text: str, names: list) -> list:
+    """The names a history question spells before its cue word ("before", "antes"...)."""
+    cue = history_cue_at(text)
+    if cue < 0:
+        return []
+    return [name for name in names if 0 <= text.find(name[0]) < cue]
 
 
 def years_or_months(text: str) -> bool:
