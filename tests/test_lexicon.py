@@ -109,3 +109,17 @@ def test_an_english_question_finds_the_spanish_note_first(tmp_path):
     result = memory.search("when is Marta on vacation?")
     assert result.hits, result
     assert "vacaciones" in result.hits[0].content
+
+
+def test_a_question_parses_only_the_blocks_of_its_words():
+    """The table is read block by block (a form's first three letters): a hook answering one
+    prompt must not pay for the ~50,000 forms."""
+    from ihmt.text import vocabulary
+
+    vocabulary.normalize.cache_clear()
+    vocabulary._spanish_block.cache_clear()
+    question = "¿quién desactivó la opción de reenviar los recibos duplicados?"
+    terms(question)
+    parsed = vocabulary._spanish_block.cache_info().currsize
+    assert 0 < parsed <= len(question.split())
+    assert normalize("desactivo") == normalize("disable")

@@ -8,7 +8,7 @@ scan would match, every summary above it matches too.
 Four steps, each small and predictable rather than clever:
 1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
 2. Spanish -> English: a short hand-picked glossary ("contraseña" -> "password"), then the
-   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about N thousand inflected
+   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about 48,000 inflected
    forms, "desactivó" -> "disable"), so an English question finds a Spanish note;
 3. a light stemmer for English and Spanish inflections: plurals, -ed, -ing and the Spanish
    -ción / English -tion pair. It only has to map related forms to one key, not to a word:
@@ -195,31 +195,51 @@ _KEEP_DOUBLE = frozenset("lsz")
 @lru_cache(maxsize=65536)
 def normalize(token: str) -> str:
     """The indexed form of one folded token."""
-    spanish, synonyms = _tables()
-    token = _ALIASES.get(token) or _GLOSSARY.get(token) or spanish.get(token) or token
+    token = _ALIASES.get(token) or _GLOSSARY.get(token) or _spanish(token) or token
     if len(token) < 3 or not token.isalpha() or not token.isascii():
         return token
     key = stem(token)
-    return synonyms.get(key, key)
+    return _synonyms().get(key, key)
+
+
+def _spanish(token: str) -> str | None:
+    """The English word a Spanish form is indexed as (lexicon_table.py), or None."""
+    if len(token) < 3:
+        return None
+    return _spanish_block(token[:3]).get(token)
+
+
+@lru_cache(maxsize=4096)
+def _spanish_block(prefix: str) -> dict[str, str]:
+    """One block of the generated table, parsed on first use: a question reads a few blocks,
+    not the ~50,000 forms (which would cost a hook ~20 ms)."""
+    blocks = getattr(_generated(), "SPANISH", None)
+    out: dict[str, str] = {}
+    for item in blocks.get(prefix, "").split() if isinstance(blocks, dict) else ():
+        english, _, forms = item.partition(":")
+        out.update(dict.fromkeys(forms.split(","), english))
+    return out
 
 
 @lru_cache(maxsize=1)
-def _tables() -> tuple[dict[str, str], dict[str, str]]:
-    """The generated lexicon, read on first use (a few ms; a missing table means none)."""
+def _synonyms() -> dict[str, str]:
+    """Stem -> the stem of its near-synonym group's first word."""
+    lines = getattr(_generated(), "SYNONYMS", "")
+    out: dict[str, str] = {}
+    for line in lines.splitlines() if isinstance(lines, str) else ():
+        head, *keys = line.split() or [""]
+        out.update(dict.fromkeys(keys, head))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _generated():
+    """The generated module, or None while tools/build_lexicon.py makes the first one."""
     try:
         from . import lexicon_table
-    except ImportError:  # only while tools/build_lexicon.py makes the first one
-        return {}, {}
-    return _lines_to_map(lexicon_table.SPANISH), _lines_to_map(lexicon_table.SYNONYMS)
-
-
-def _lines_to_map(block: str) -> dict[str, str]:
-    """ "target form form ..." lines -> {form: target}."""
-    out: dict[str, str] = {}
-    for line in block.splitlines():
-        target, *forms = line.split() or [""]
-        out.update(dict.fromkeys(forms, target))
-    return out
+    except ImportError:
+        return None
+    return lexicon_table
 
 
 def stem(word: str) -> str:
