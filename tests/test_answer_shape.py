@@ -173,6 +173,18 @@ def test_a_later_change_to_another_value_does_not_take_over(memory):
     assert not result.best.outdated
 
 
+def test_a_unit_alone_is_no_old_value():
+    """ "from ~190 ms to ~60 ms" changes some latency, not the "300 ms" objective's value."""
+    from ihmt.search.supersession import changes_statement
+    from ihmt.text.tokenize import terms
+
+    statement = set(terms("order-service objective: p95 latency under 300 ms"))
+    rare = statement
+    staging = "Staging moved to africa-south1: round trip dropped from ~190 ms to ~60 ms."
+    assert not changes_statement(statement, staging, rare)
+    assert changes_statement(statement, "p95 objective now lowered from 300 ms to 250 ms.", rare)
+
+
 def test_a_later_memory_without_the_shape_asked_is_no_new_value(memory):
     ids = save_all(
         memory,

@@ -48,15 +48,25 @@ _FROM_TO = re.compile(
 )
 
 
+# units name what kind of value changed, not which one: "from ~190 ms to ~60 ms" is no new
+# value of "p95 latency under 300 ms"
+_UNITS = frozenset(
+    terms(
+        "ms millisecond s sec second min minute h hr hour day week month year "
+        "kb mb gb tb kib mib gib tib % percent x eur usd rps qps"
+    )
+)
+
+
 def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:
     """True when ``later_text`` changes a value the statement holds: "from X to Y" (or "de X
     a Y", "X -> Y") where X is one of the statement's own rare words, not a bare small number
-    ("from 7 to 30" changes some count, not necessarily this one)."""
+    ("from 7 to 30" changes some count, not necessarily this one) nor a unit alone."""
     for match in _FROM_TO.finditer(later_text[:4000]):
         old = (match.group("old") or match.group("arrow") or "").strip(".'\"`")
         if not old or (old.isdigit() and len(old) <= 2):
             continue
-        old_terms = set(terms(old))
+        old_terms = set(terms(old)) - _UNITS
         if old_terms & rare and old_terms & statement_terms:
             return True
     return False
