@@ -160,6 +160,32 @@ def test_a_tie_of_memories_holding_a_small_part_of_the_question_is_not_ambiguous
     assert not result.ambiguous
 
 
+def test_two_pieces_of_one_document_are_not_ambiguous(memory, monkeypatch):
+    """A runbook saying the same thing in two sections is one answer, not two memories that
+    disagree (ingested documents are stored in pieces)."""
+    import ihmt.search.engine as engine
+
+    steps = " ".join(
+        f"Step {i}: check the dashboards, confirm the queue depth and write it in the log."
+        for i in range(80)
+    )
+    rule = "The rollback window for the billing cutover is 30 minutes."
+    runbook = (
+        f"# Billing cutover\n\n## Preparation\n\n{steps}\n{rule}\n\n## Cutover\n\n{steps}\n{rule}\n"
+    )
+    report = memory.ingest_text(
+        runbook, source="runbooks/billing.md", timestamp="2026-03-01T10:00:00"
+    )
+    assert len(report.leaf_ids) >= 2
+    save_all(memory, FILLER)
+    question = "what is the rollback window for the billing cutover?"
+    result = memory.search(question)
+    assert not result.ambiguous and result.best.leaf_id in report.leaf_ids
+    # counted as two candidates, the pieces tie
+    monkeypatch.setattr(engine, "_one_per_document", lambda cands: cands)
+    assert memory.search(question).ambiguous
+
+
 def test_history_cues_in_english_and_spanish():
     for question in (
         "what did we use before the migration?",

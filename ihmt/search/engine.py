@@ -675,6 +675,8 @@ class SearchEngine:
             and c.matched == lead.matched
             and (not dense or dense.tied(c.ref["id"], lead_id))
         ]
+        # pieces of one stored document are one answer (its passages), never rivals
+        tied = _one_per_document(tied)
         # several memories answer differently only when they answer: a tie between memories
         # that each hold a small part of the question is a weak match, not a choice to make
         if len(tied) >= 2 and coverage >= AMBIGUOUS_COVERAGE:
@@ -683,6 +685,20 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def _one_per_document(cands: list) -> list:
+    """The candidates in order, keeping the first piece of each stored document: two
+    passages of one runbook are one answer, not two memories that disagree."""
+    seen: set[str] = set()
+    kept = []
+    for cand in cands:
+        source = cand.ref.get("source") or ""
+        key = f"document:{source}" if source and source != "memory" else cand.ref["id"]
+        if key not in seen:
+            seen.add(key)
+            kept.append(cand)
+    return kept
 
 
 def _prefer_named(ranked: list, names) -> list:
