@@ -123,3 +123,25 @@ def test_a_question_parses_only_the_blocks_of_its_words():
     parsed = vocabulary._spanish_block.cache_info().currsize
     assert 0 < parsed <= len(question.split())
     assert normalize("desactivo") == normalize("disable")
+
+
+def test_a_multi_word_term_is_also_its_abbreviation():
+    assert normalize("ci") in terms("Our continuous integration runs on GitHub Actions.")
+    assert normalize("rn") in terms("The React Native app ships every two weeks.")
+    assert normalize("ci") not in terms("Continuous work, then integration tests.")  # not adjacent
+
+
+def test_an_abbreviation_the_vocabulary_reads_otherwise_is_kept_off_phrases(builder, tmp_path):
+    (tmp_path / "phrases.tsv").write_text(
+        "product requirements document\tprd\nservice level objective\tslo\n", encoding="utf-8"
+    )
+    phrases = builder.read_phrases(tmp_path / "phrases.tsv", lambda a: a == "prd")
+    assert phrases == {("service", "level", "objective"): "slo"}
+
+
+def test_a_question_with_the_abbreviation_finds_the_spelled_out_memory(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("The React Native app lives in the acme/mobile repository; Expo SDK 51.")
+    memory.save("The web app lives in the acme/web repository; Next.js 14.")
+    result = memory.search("which repo holds the RN app?")
+    assert "React Native" in result.hits[0].content

@@ -3,6 +3,7 @@
 SPANISH: a folded Spanish form's first three letters -> "english:form,form ..." items,
 each English word with the forms indexed as it.
 SYNONYMS: each line is a stem and the stems of its near-synonyms indexed as it.
+PHRASES: each line is an abbreviation and the folded words of the term it stands for.
 """
 
 SPANISH = {
@@ -1274,4 +1275,311 @@ whol entir
 widen broaden
 worsen degrad deteriorat
 wrong incorrect
+"""
+
+PHRASES = """
+acl access control list
+ans acuerdo de nivel de servicio
+aka also known as
+aws amazon web services
+arr annual recurring revenue
+aso app store optimization
+ats applicant tracking system
+alb application load balancer
+apm application performance monitoring
+api application programming interface
+adr architecture decision record
+auc area under the curve
+ai artificial intelligence
+afaik as far as i know
+asap as soon as possible
+asr automatic speech recognition
+aad azure active directory
+acr azure container registry
+aks azure kubernetes service
+bdd behavior driven development
+ba business analyst
+bcp business continuity plan
+bi business intelligence
+brd business requirements document
+b2b business to business
+b2c business to consumer
+btw by the way
+ccpa california consumer privacy act
+cta call to action
+capex capital expenditure
+cpu central processing unit
+cpd centro de proceso de datos
+cdc change data capture
+ceo chief executive officer
+cfo chief financial officer
+cio chief information officer
+ciso chief information security officer
+cmo chief marketing officer
+coo chief operating officer
+cto chief technology officer
+ctr click through rate
+cob close of business
+cdk cloud development kit
+csv comma separated values
+cli command line interface
+cqrs command query responsibility segregation
+cve common vulnerabilities and exposures
+cdn content delivery network
+cms content management system
+ci continuous integration
+cnn convolutional neural network
+crud create read update delete
+cors cross origin resource sharing
+csrf cross site request forgery
+xss cross site scripting
+crd custom resource definition
+cac customer acquisition cost
+crm customer relationship management
+csat customer satisfaction
+dau daily active users
+dlp data loss prevention
+dpa data processing agreement
+dwh data warehouse
+dba database administrator
+dbms database management system
+dlq dead letter queue
+dod definition of done
+dor definition of ready
+di dependency injection
+dag directed acyclic graph
+dg director general
+dr disaster recovery
+ddos distributed denial of service
+dei diversity equity and inclusion
+dom document object model
+dni documento nacional de identidad
+ddd domain driven design
+dns domain name system
+dast dynamic application security testing
+dhcp dynamic host configuration protocol
+ec2 elastic compute cloud
+ecr elastic container registry
+ecs elastic container service
+eks elastic kubernetes service
+eod end of day
+eow end of week
+e2e end to end
+eula end user license agreement
+edr endpoint detection and response
+erp enterprise resource planning
+eta estimated time of arrival
+elt extract load transform
+etl extract transform load
+fy fiscal year
+fyi for your information
+fk foreign key
+foss free and open source software
+faq frequently asked questions
+fte full time equivalent
+faas function as a service
+gdpr general data protection regulation
+gan generative adversarial network
+gpt generative pretrained transformer
+gha github actions
+gpl gnu general public license
+gcp google cloud platform
+gcs google cloud storage
+gce google compute engine
+gke google kubernetes engine
+gui graphical user interface
+gpu graphics processing unit
+ha high availability
+hpa horizontal pod autoscaler
+hf hugging face
+iam identity and access management
+iirc if i recall correctly
+iva impuesto sobre el valor anadido
+imo in my opinion
+iaas infrastructure as a service
+iac infrastructure as code
+iops input output operations per second
+ide integrated development environment
+ia inteligencia artificial
+bi inteligencia de negocio
+api interfaz de programacion de aplicaciones
+iot internet of things
+ip internet protocol
+isp internet service provider
+jvm java virtual machine
+jp jefe de proyecto
+jd job description
+jwt json web token
+kms key management service
+kpi key performance indicator
+kv key value
+llm large language model
+loa leave of absence
+ltv lifetime value
+ldap lightweight directory access protocol
+lb load balancer
+lan local area network
+lts long term support
+lgtm looks good to me
+lora low rank adaptation
+ml machine learning
+mitm man in the middle
+msa master service agreement
+mse mean squared error
+mtbf mean time between failures
+mtta mean time to acknowledge
+mttd mean time to detect
+mttr mean time to recovery
+mr merge request
+mq message queue
+m365 microsoft 365
+mssql microsoft sql server
+mvp minimum viable product
+moe mixture of experts
+mvc model view controller
+mau monthly active users
+mfa multi factor authentication
+ner named entity recognition
+nlp natural language processing
+nps net promoter score
+nat network address translation
+nlb network load balancer
+noc network operations center
+nn neural network
+npm node package manager
+nda non disclosure agreement
+nfr non functional requirements
+nif numero de identificacion fiscal
+oop object oriented programming
+orm object relational mapping
+okr objectives and key results
+otp one time password
+olap online analytical processing
+oltp online transaction processing
+oss open source software
+owasp open web application security project
+oidc openid connect
+opex operating expenses
+os operating system
+ocr optical character recognition
+oom out of memory
+ooo out of office
+ota over the air
+pto paid time off
+p2p peer to peer
+pyme pequena y mediana empresa
+pvc persistent volume claim
+pii personally identifiable information
+paas platform as a service
+ptal please take a look
+pir post incident review
+faq preguntas frecuentes
+pk primary key
+pln procesamiento de lenguaje natural
+pmf product market fit
+pmv producto minimo viable
+pnl profit and loss
+pwa progressive web app
+poc proof of concept
+phi protected health information
+poc prueba de concepto
+pki public key infrastructure
+pr pull request
+qa quality assurance
+qos quality of service
+qbr quarterly business review
+qps queries per second
+rn react native
+rpo recovery point objective
+rto recovery time objective
+rnn recurrent neural network
+rrhh recursos humanos
+rhel red hat enterprise linux
+regex regular expression
+rl reinforcement learning
+rlhf reinforcement learning from human feedback
+rdbms relational database management system
+rc release candidate
+rce remote code execution
+rpc remote procedure call
+rfc request for comments
+rfi request for information
+rfp request for proposal
+rfq request for quotation
+rps requests per second
+roi retorno de la inversion
+roi return on investment
+rbac role based access control
+rca root cause analysis
+rls row level security
+sem search engine marketing
+seo search engine optimization
+ssh secure shell
+ssl secure sockets layer
+saml security assertion markup language
+siem security information and event management
+semver semantic versioning
+ssr server side rendering
+ssrf server side request forgery
+sla service level agreement
+sli service level indicator
+slo service level objective
+soa service oriented architecture
+sac servicio de atencion al cliente
+s3 simple storage service
+spof single point of failure
+sso single sign on
+sre site reliability engineer
+sre site reliability engineering
+saas software as a service
+sbom software bill of materials
+sca software composition analysis
+sdn software defined networking
+sdk software development kit
+sdlc software development life cycle
+swe software engineer
+ssd solid state drive
+sgtm sounds good to me
+scm source control management
+stt speech to text
+sqli sql injection
+sop standard operating procedure
+sast static application security testing
+sku stock keeping unit
+sql structured query language
+sft supervised fine tuning
+tsv tab separated values
+ti tecnologias de la informacion
+tpu tensor processing unit
+tos terms of service
+tdd test driven development
+tts text to speech
+ttl time to live
+tbd to be determined
+tldr too long didnt read
+tco total cost of ownership
+tps transactions per second
+tls transport layer security
+2fa two factor authentication
+uuid universally unique identifier
+uat user acceptance testing
+ux user experience
+ui user interface
+vcs version control system
+vpa vertical pod autoscaler
+vp vice president
+vlan virtual local area network
+vm virtual machine
+vpc virtual private cloud
+vpn virtual private network
+vr virtual reality
+vscode visual studio code
+waf web application firewall
+wsl windows subsystem for linux
+wlan wireless local area network
+wrt with respect to
+wbs work breakdown structure
+wfh work from home
+yoy year over year
+ytd year to date
 """

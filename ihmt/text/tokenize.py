@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 
 from ihmt.text.stopwords import is_stopword
-from ihmt.text.vocabulary import normalize
+from ihmt.text.vocabulary import normalize, phrase_abbreviations
 
 MAX_TOKEN_CHARS = 64
 
@@ -310,11 +310,17 @@ def terms(text: str) -> list[str]:
     if _PLAIN_TERMS.get():
         return [t for t in tokenize(text) if is_term(t)]
     out = []
-    for token in tokenize(text):
+    tokens = tokenize(text)
+    phrases = phrase_abbreviations()
+    for i, token in enumerate(tokens):
         if is_term(token):
             out.append(normalize(token))
             if _VERSION_RE.fullmatch(token):
                 out.append("version")  # "PostgreSQL 16.2" answers "which version"
+        # "continuous integration" is also "ci", so either spelling finds the other
+        for words, abbreviation in phrases.get(token, ()):
+            if tuple(tokens[i : i + len(words)]) == words:
+                out.append(normalize(abbreviation))
     return out
 
 

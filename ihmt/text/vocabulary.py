@@ -14,7 +14,9 @@ Four steps, each small and predictable rather than clever:
    -ción / English -tion pair. It only has to map related forms to one key, not to a word:
    "deployed", "deploying" and "deploys" all become "deploy"; "use", "used" and "uses"
    become "us";
-4. near-synonyms (lexicon_table.py again): "vacation" and "leave" are indexed as "holiday".
+4. near-synonyms (lexicon_table.py again): "vacation" and "leave" are indexed as "holiday";
+5. multi-word terms add their abbreviation (tokenize.terms): "continuous integration" is
+   also "ci", "React Native" also "rn".
 Tokens holding digits, identifiers with parts and very short words are left alone.
 """
 
@@ -229,6 +231,26 @@ def _synonyms() -> dict[str, str]:
     for line in lines.splitlines() if isinstance(lines, str) else ():
         head, *keys = line.split() or [""]
         out.update(dict.fromkeys(keys, head))
+    return out
+
+
+def has_fixed_meaning(token: str) -> bool:
+    """True when the alias table or the glossary gives ``token`` a word ("prd" is
+    production): tools/build_lexicon.py keeps such abbreviations off phrases."""
+    return token in _ALIASES or token in _GLOSSARY
+
+
+@lru_cache(maxsize=1)
+def phrase_abbreviations() -> dict[str, list[tuple[tuple[str, ...], str]]]:
+    """First word of a multi-word term -> (its words, its abbreviation): "continuous
+    integration" -> "ci" (lexicon_table.py). The tokenizer adds the abbreviation's term where
+    the words occur, for memories and questions alike."""
+    lines = getattr(_generated(), "PHRASES", "")
+    out: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for line in lines.splitlines() if isinstance(lines, str) else ():
+        abbreviation, *words = line.split() or [""]
+        if len(words) >= 2:
+            out.setdefault(words[0], []).append((tuple(words), abbreviation))
     return out
 
 
