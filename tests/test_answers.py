@@ -186,6 +186,17 @@ def test_two_pieces_of_one_document_are_not_ambiguous(memory, monkeypatch):
     assert memory.search(question).ambiguous
 
 
+def test_entries_of_one_journal_dated_apart_stay_rivals(memory):
+    """A journal is stored as one document too, but its entries are separate memories: two
+    people called Luis on two dates are still AMBIGUOUS."""
+    journal = (
+        "22/07/2024\nVacaciones en Benidorm con Luis, mi primo, y su novia Carla.\n\n"
+        "30/08/2026\nFin de semana en la playa de El Saler con Luis, mi amigo del rocódromo.\n"
+    )
+    assert len(memory.ingest_text(journal, source="journal.txt").leaf_ids) == 2
+    assert memory.search("Luis").ambiguous
+
+
 def test_history_cues_in_english_and_spanish():
     for question in (
         "what did we use before the migration?",

@@ -689,12 +689,17 @@ class SearchEngine:
 
 def _one_per_document(cands: list) -> list:
     """The candidates in order, keeping the first piece of each stored document: two
-    passages of one runbook are one answer, not two memories that disagree."""
+    passages of one runbook are one answer, not two memories that disagree. Pieces dated
+    apart are entries of a journal or a log (two days, two people called Luis): they stay."""
     seen: set[str] = set()
     kept = []
     for cand in cands:
         source = cand.ref.get("source") or ""
-        key = f"document:{source}" if source and source != "memory" else cand.ref["id"]
+        key = (
+            f"document:{source}:{cand.ref.get('date') or ''}"
+            if source and source != "memory"
+            else cand.ref["id"]
+        )
         if key not in seen:
             seen.add(key)
             kept.append(cand)
