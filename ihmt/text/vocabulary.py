@@ -5,7 +5,7 @@ PostgreSQL 16"; a Spanish question meets an English note. Memories, branch summa
 queries all pass through :func:`normalize`, so the descent stays lossless: whatever a flat
 scan would match, every summary above it matches too.
 
-Four steps, each small and predictable rather than clever:
+Five steps, each small and predictable rather than clever:
 1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
 2. Spanish -> English: a short hand-picked glossary ("contraseña" -> "password"), then the
    generated lexicon of lexicon_table.py (tools/build_lexicon.py: about 48,000 inflected
