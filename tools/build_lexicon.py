@@ -58,9 +58,7 @@ def _soften(stem_: str, ending: str, verb_class: str) -> str:
             return stem_[:-1] + "j"  # escoger -> escojo, elegir -> elija
         if stem_.endswith("gu"):
             return stem_[:-2] + "g"  # distinguir -> distingo
-        if stem_.endswith("c") and not stem_.endswith(("nc", "rc")) and verb_class == "er":
-            return stem_  # conocer -> conozco is irregular: listed by hand
-    return stem_
+    return stem_  # conocer -> conozco is irregular: listed by hand
 
 
 _AR = (
