@@ -499,3 +499,19 @@ def test_ihmt_home_is_resolved_in_one_place(monkeypatch, tmp_path) -> None:
     assert resolve_workspace(None) == (Path(tmp_path) / "memory").absolute()
     monkeypatch.setenv("IHMT_HOME", "   ")  # blank means unset, everywhere
     assert default_workspace() == Path(tmp_path) / ".ihmt"
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [("PRs", "PR"), ("VMs", "VM"), ("JWTs", "JWT"), ("GPUs", "GPU"), ("DBs", "DB"), ("MRs", "MR")],
+)
+def test_acronym_plural_is_the_acronym(plural: str, singular: str) -> None:
+    # "VMs" used to split into "V" + "Ms" (milliseconds) and "JWTs" into "JWT" + "ts"
+    # (TypeScript): the question's "PR" never found the memory's "PRs"
+    assert terms(plural) == terms(singular)
+
+
+def test_digit_plurals_and_mixed_case_words_keep_their_reading() -> None:
+    assert terms("K8s") == terms("Kubernetes") + ["8"]
+    assert "mac" in terms("macOS")  # lower case first: still split as CamelCase
+    assert "ms" in terms("the p95 is 40 ms")

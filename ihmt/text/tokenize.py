@@ -223,9 +223,16 @@ def _compound_parts(raw: str) -> list[str]:
     return parts
 
 
+# "PRs", "VMs", "JWTs": the plural of an acronym is the acronym, not a CamelCase split into
+# "PR" + "s" or "V" + "Ms" ("ms", milliseconds). "K8s" and "macOS" do not match.
+_ACRONYM_PLURAL_RE = re.compile(r"[A-Z][A-Z0-9]*[A-Z]s")
+
+
 def _word_group(raw: str) -> tuple[str, tuple[str, ...]] | None:
     """(folded word, folded parts) for one scanned word; None when nothing is left."""
     raw = raw.strip("_")
+    if _ACRONYM_PLURAL_RE.fullmatch(raw):
+        raw = raw[:-1]
     head = _fold_token(raw)
     if not head:
         return None
