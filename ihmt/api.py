@@ -46,6 +46,7 @@ from .text.tokenize import terms
 from .timeline.context import StoreTimeline
 from .tree.builder import Tree
 from .tree.heuristic import HeuristicSummarizer
+from .tree.refs import ABOUT_CHARS
 from .tree.summary import SummarizerBackend
 
 if TYPE_CHECKING:
@@ -257,6 +258,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
                         "data_type": data_type,
                         "project": label("project", project),
                         "session": label("session", session),
+                        **_labelled(replaces),
                     }
                 ],
                 ingest,
@@ -542,3 +544,11 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
 
     def close(self) -> None:
         self.catalog.close()
+
+
+def _labelled(replaces: str) -> dict:
+    """The ``replaces`` phrase stays with the new memory as its label ("staging database
+    version"): it names what the memory is about in the words a later question uses, and
+    tree/refs.py indexes the words of it the text lacks."""
+    phrase = " ".join((replaces or "").split())[:ABOUT_CHARS]
+    return {"extra": {"about": phrase}} if phrase else {}

@@ -345,7 +345,8 @@ Arguments:
 - content_type: "auto" (default) or CODE, NARRATIVE, CLINICAL, PERSONAL, PROCESS, GENERIC.
 - replaces: when this corrects an earlier memory, a few words describing that memory (e.g. \
 "staging database version"). The old one stays as history, flagged OUTDATED, and searches \
-answer with the new one first.
+answer with the new one first. The words also stay with the new memory as its label, so a \
+later question in those words finds it.
 - project: the project this memory belongs to. Default: the project this session runs in, so \
 it ranks first there. Pass "global" for what holds everywhere: the user's preferences, their \
 machine and tools, people.

@@ -101,3 +101,36 @@ def test_the_kinds_of_value_a_memory_states(text, kinds):
     assert kinds <= set(replaced.value_shapes(text))
     if not kinds:
         assert not replaced.value_shapes(text) & {"version", "time", "port"}
+
+
+def test_the_pointer_stays_with_the_new_memory_as_its_label(memory):
+    # no earlier memory matches the pointer, and the text shares no word with the question:
+    # only the label, the words the agent chose to describe the fact, can find it
+    save_all(memory, VAULT)
+    report = memory.save(
+        "Nightlies now start at 23:30 Montevideo time instead of 02:00.",
+        replaces="build schedule",
+        timestamp="2026-03-20T10:00:00",
+    )
+    assert report.replaces_status == "not_found"
+    result = memory.search("what's the build schedule?")
+    assert not result.not_found
+    assert result.best.leaf_id == report.leaf_ids[0]
+
+
+def test_a_label_adds_only_the_words_the_text_lacks():
+    from ihmt.models import MemoryLeaf
+    from ihmt.tree.refs import leaf_terms
+
+    def leaf(extra: dict) -> MemoryLeaf:
+        text = "Staging runs PostgreSQL 16.2 since the upgrade."
+        return MemoryLeaf(
+            "l1", text, "2026-01-01T00:00:00", "GENERIC", "general", "memory", 0, extra=extra
+        )
+
+    plain = leaf_terms(leaf({}))
+    labelled = leaf_terms(leaf({"about": "staging database version"}))
+    assert labelled["databas"] == 1 and "databas" not in plain
+    assert labelled["stag"] == plain["stag"]  # already in the text: not counted twice
+    # a label read from a damaged or hostile leaf file is ignored, not an error
+    assert leaf_terms(leaf({"about": ["not", "text"]})) == plain

@@ -18,12 +18,21 @@ HI_TERMS = 64  # per-subtree terms whose largest frequency is kept exactly
 EXACT_TERMS = 2048  # subtrees with at most this many distinct terms keep an exact term map
 
 
+ABOUT_CHARS = 200  # a saved memory's label (the ``replaces`` phrase it was saved with)
+
+
 def leaf_terms(leaf: MemoryLeaf) -> dict[str, int]:
-    """Indexed terms of a leaf: its text, its tags and the name of its source file."""
+    """Indexed terms of a leaf: its text, its tags, the name of its source file and the label
+    a correction was saved with (``replaces="staging database version"`` names what the new
+    memory is about, in the words a later question uses)."""
     counts = term_counts(leaf.content)
     extra_text = " ".join(leaf.tags) + " " + _source_name(leaf.source)
     for term in term_counts(extra_text):
         counts[term] = counts.get(term, 0) + 1
+    about = leaf.extra.get("about") if isinstance(leaf.extra, dict) else None
+    label = about[:ABOUT_CHARS] if isinstance(about, str) else ""
+    for term in term_counts(label):  # only the words the text lacks: it says what it is about
+        counts.setdefault(term, 1)
     return counts
 
 
