@@ -54,6 +54,10 @@ SETS = {
     # two more written blind on 2026-12-02 (helpers saw only FORMAT.md), committed before
     # their first run, which measures the vocabulary lexicon of that session at first sight
     "blind5": ["ortiz", "mwangi"],
+    # written blind on 2026-12-02 (fourth session; helpers saw only FORMAT.md and were asked
+    # for at least four English questions on Spanish memories), committed before their first
+    # run, which measures that session's code at first sight
+    "blind6": ["valdes"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
