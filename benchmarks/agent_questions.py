@@ -57,7 +57,7 @@ SETS = {
     # written blind on 2026-12-02 (fourth session; helpers saw only FORMAT.md and were asked
     # for at least four English questions on Spanish memories), committed before their first
     # run, which measures that session's code at first sight
-    "blind6": ["valdes"],
+    "blind6": ["valdes", "restrepo"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
