@@ -266,7 +266,12 @@ def build(folder: Path = SOURCES) -> str:
     collisions_file = folder / COLLISIONS.name
     collisions = set(collisions_file.read_text(encoding="utf-8").split())
     spanish = spanish_table(read_entries(folder), collisions)
-    synonyms = synonym_table(read_synonym_groups(folder / "en_synonyms.txt"))
+    # a second round of groups (work vocabulary: "login"/"signin", "audio"/"sound") extends
+    # the first; a word claimed by two different groups is left out of both
+    synonyms = synonym_table(
+        read_synonym_groups(folder / "en_synonyms.txt")
+        + read_synonym_groups(folder / "en_synonyms_work.txt")
+    )
 
     def taken(abbreviation: str) -> bool:
         return (
@@ -275,7 +280,12 @@ def build(folder: Path = SOURCES) -> str:
             or (abbreviation.isalpha() and stem(abbreviation) in synonyms)
         )
 
-    return render(spanish, synonyms, read_phrases(folder / "phrases.tsv", taken))
+    phrases = read_phrases(folder / "phrases.tsv", taken)
+    # expressions that mean one word ("sign in" is "login"): the word goes through the
+    # vocabulary like any other, so only a Spanish reading of it keeps it out
+    for words, word in read_phrases(folder / "phrases_words.tsv", spanish.__contains__).items():
+        phrases.setdefault(words, word)
+    return render(spanish, synonyms, phrases)
 
 
 def write_collisions(folder: Path = SOURCES) -> int:

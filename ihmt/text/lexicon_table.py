@@ -866,35 +866,53 @@ SPANISH = {
 }
 
 SYNONYMS = """
+abandon ditch scrap
 abbreviation acronym
 abroad oversea
 accelerat expedit hasten
 accident mishap
 accommodation lodg
+achievement accomplishment
 acknowledgment acknowledgement
+adapter adaptor
 administrator sysadmin
 advic guidanc
 advis recommend suggest
+advisor adviser
+afraid frighten scar
 afterward later subsequently
 agre concur
 airplan aeroplan aircraft
 alert alarm
 allow permit
 allowanc stipend
-allowlist whitelist
+allowlist safelist whitelist
 although though
 aluminum aluminium
 amid amidst
 among amongst
+amortiz amortis
+amortization amortisation
 amount quantity
 analog analogu
 analyz analys
+analyzer analyser
+anemia anaemia
+anesthesia anaesthesia
+anesthetic anaesthetic
 angry furious irat
 annual annually yearly
 anonymiz anonymis
+anonymization anonymisation
+antenna aerial
+antivirus antimalwar
 anyway anyhow
 apologiz apologis
+appendix annex
 appraisal assessment evaluation
+approv endors greenlight ratify
+approval signoff
+approver signatory
 approximately circa roughly
 artifact artefact
 ask enquir inquir
@@ -902,98 +920,150 @@ assum presum suppos
 attacker adversary intruder
 attende participant
 attic loft
+audio sound
 authoriz authoris
 authorization authorisation
+autocomplet autosuggest typeahead
 baby infant
 babysitter nanny
+bankrupt insolvent
 bathroom lavatory restroom toilet washroom
 begin commenc start
-beginner newbi novic
+beginner newbi novic rooki
 behavior behaviour
+behavioral behavioural
 bicycl bik
 big larg
+birthday birthdat
+blocker hurdl impediment obstacl
 book reservation
+bottleneck chokepoint
+brainstorm ideat
+brochur flyer leaflet pamphlet
 broken defectiv faulty
 bug defect
-buy purchas
+buy procur purchas
+buyer purchaser
 cabl cord
 cafeteria canteen
 calm tranquil
 candidat applicant
+capitaliz capitalis
+capitalization capitalisation
 car automobil vehicl
 careful cautious
 carpet rug
 catalog catalogu
+catalyz catalys
 categoriz categoris
+categorization categorisation
 cellar basement
 center centr
+centimeter centimetr
 centraliz centralis
+centralization centralisation
+cesium caesium
 chairperson chairman chairwoman
-cheap affordabl inexpensiv
+characteriz characteris
+characterization characterisation
+cheap affordabl economical inexpensiv
 choos pick select
+cleanup housekeep
 clever intelligent smart
 closet wardrob
 colleagu coworker teammat
 color colour
+commercializ commercialis
+commercialization commercialisation
 company corporation
+competency competenc
 complaint grievanc
+complianc conformanc conformity
 complicat complex convolut intricat
 comply adher conform
 concis succinct ters
 conferenc symposium
 conflict clash
 constantly continually
+contagious infectious
 containeriz containeris
+containerization containerisation
+contaminat pollut
 contract agreement
+contractor freelancer
 conversation discussion
 convert transform
 correct accurat
+corrosiv caustic
 counselor counsellor
 country nation
 coupon voucher
 cozy cosy
 criticiz criticis
+crystalliz crystallis
 currently nowaday presently
+customer patron shopper
 customiz customis
+customization customisation
 damag harm
 dangerous hazardous risky unsaf
+databas datastor
+datacenter datacentr
 daycar crech
 deadlin cutoff
+decentraliz decentralis
+decentralization decentralisation
 decreas diminish reduc shrink
+decrypt decipher
 defens defenc
 definitely certainly surely
+delay holdup
 delet eras purg wip
 demo demonstration
 denylist blacklist blocklist
 department division
 deploy rollout
+deprioritiz deprioritis
+deputiz deputis
 describ depict
+deserializ deserialis
+deserialization deserialisation
 developer coder programmer
 devic gadget
 dialog dialogu
 difficult challeng tough
 digitiz digitis
+digitization digitisation
 dinner supper
 directory folder
 disabl deactivat
 disaster calamity catastroph
+disk disc
+disput quarrel
 doctor physician
 dormant inactiv
+dos dosag
 drawback disadvantag downsid
 drink beverag
 easy simpl straightforward
 email mail
+emoji emoticon smiley
 emphasiz emphasis
 employe personnel staff staffer workforc
 empty blank
 enabl activat
+encrypt encipher
 endeavor endeavour
 enhancement improvement
 enough adequat sufficient
 enroll enrol
 enrollment enrolment
+equaliz equalis
+equalizer equaliser
 error mistak
 especially particularly
+estrogen oestrogen
+evaluat apprais assess
 eventually ultimately
 evidenc proof
 exact precis
@@ -1001,25 +1071,37 @@ excellent splendid superb
 expect anticipat
 expens expenditur outlay
 expensiv costly pricey
+experienc season
 expert guru specialist
+expertis knowhow
 expir laps
 extra additional supplementary
+failur malfunction
+familiariz familiaris
 famous renown
 farewell goodby
 fast quick rapid speedy swift
 father dad
+fatigu exhaustion tiredness
 favor favour
+favorabl favourabl
 favorit favourit
 feasibl viabl
 featur capability functionality
 fiber fibr
 finaliz finalis
+finalization finalisation
 finish complet conclud
 fiscal financial
-fix mend repair
+fix bugfix mend repair
+flammabl inflammabl
 flavor flavour
 flu influenza
+font typefac
+forenam firstnam
+formaliz formalis
 fraud scam
+freight cargo
 fridg refrigerator
 friend buddy pal
 fulfill fulfil
@@ -1027,65 +1109,96 @@ fulfillment fulfilment
 fully completely entirely totally wholly
 function subroutin
 fund financ
+gamepad joypad
 garden yard
 gather collect
-glitch hiccup
+generaliz generalis
+generalization generalisation
+glitch blip hiccup
+glossary lexicon
 goal aim objectiv
 grandfather grandad granddad grandpa
 grandmother grandma granny
+grateful thankful
 gray grey
+handbook guidebook
 handoff handover
 handyman repairman
 happy glad
 hardly barely scarcely
+harmoniz harmonis
 hat detest loath
+hauler haulier
 hazard danger
-headphon earbud earphon
+headphon earbud earphon headset
 help assist
+helpdesk servicedesk
+hematology haematology
+hemoglobin haemoglobin
 hid conceal
 highway freeway motorway
 hir employ recruit
 hobby pastim
 holiday vacation
+homepag frontpag
 honest truthful
 honor honour
+hospitaliz hospitalis
+hotlin helplin
 hug enormous gigantic immens massiv vast
 humor humour
 hurry rush
+hypothesiz hypothesis
 illegal illicit unlawful
-illness sickness
+illness ailment diseas sickness
 immediately instantly promptly
 impact effect
+import ingest
 important crucial essential vital
 improv enhanc
+incentiviz incentivis
 increas grow ris
 inform notify
 initializ initialis
+initialization initialisation
 injur hurt
 inquiry enquiry
 inspect examin scrutinis scrutiniz
 installment instalment
 intention intent purpos
-intermittent flaky sporadic
+intermittent erratic flaky sporadic
 intern apprentic traine
+internationalization internationalisation
+interruption disruption
 investor backer
 invitation invit
 invoic bill
+itemiz itemis
+janitor caretaker custodian
+jewelry jewellery
 judgment judgement
 keen eager enthusiastic
+keyr keychain
 kilometer kilometr
 labor labour
 lat overdu tardy
 latency lag
+latest newest
 lawyer attorney solicitor
 layover stopover
+leaderboard scoreboard
 legal lawful
 lengthen prolong
 lengthy protract
+lenient permissiv
+liaison intermediary
 licens licenc
 likely probabl
+limitation restriction
+link hyperlink
 liquor alcohol booz
 liter litr
+livestream webcast
 localiz localis
 localization localisation
 location whereabout
@@ -1096,24 +1209,38 @@ lov ador
 luggag baggag
 mailbox letterbox
 mainly chiefly largely mostly primarily
-maintenanc upkeep
+maintenanc servic upkeep
 manager boss supervisor
 mandatory compulsory obligatory
 maneuver manoeuvr
+materializ materialis
 maximiz maximis
+maximization maximisation
 mayb perhap possibly
 meanwhil meantim
 medication medicin
+memo memorandum
 memoriz memoris
+mentor coach
+merchandis good war
+merchant retailer seller
 messy clutter untidy
+microorganism microb
+milliliter millilitr
+millimeter millimetr
 minimiz minimis
+minimization minimisation
 mitigat alleviat
+mock stub
 mockup wirefram
 moderator facilitator
 moderniz modernis
+modernization modernisation
 modify alter amend edit
+modulariz modularis
 mold mould
 monetiz monetis
+monetization monetisation
 moreover additionally furthermor
 mother mom mum
 motherboard mainboard
@@ -1125,9 +1252,14 @@ neighbor neighbour
 neighborhood neighbourhood
 nervous anxious
 nevertheless nonetheless
+newcomer joiner newhir
+newsletter bulletin
 nic lovely pleasant
+nicknam moniker
 noon midday
 normaliz normalis
+normalization normalisation
+normalizer normaliser
 obsolet deprecat outdat
 obvious apparent evident
 occur happen
@@ -1135,21 +1267,40 @@ offens offenc
 offsit retreat
 often frequently oftentim
 okay alright
+onboard induction
+operationaliz operationalis
 opinion perspectiv standpoint viewpoint
 optimiz optimis
 optimization optimisation
+optimizer optimiser
+optional voluntary
 organiz organis
 organization organisation
 organizer organiser
+orthopedic orthopaedic
 outag downtim
+overse supervis
+owner maintainer steward
+oxidiz oxidis
 pager beeper
+painkiller analgesic
+pajama pyjama
 paralleliz parallelis
+parallelization parallelisation
+paralyz paralys
+parameteriz parameteris parametris parametriz
+parameterization parameterisation
 participat partak
 partly partially
 password passcod passphras
+payment remittanc
+pediatric paediatric
+pediatrician paediatrician
+penaliz penalis
 percentag percent
 permission privileg
 personaliz personalis
+personalization personalisation
 petrol gasolin
 pharmacy drugstor
 phon cellphon smartphon telephon
@@ -1158,28 +1309,45 @@ plugin addon
 pointless futil
 polit courteous
 postcod zipcod
+postman mailman
 postpon defer
 practic practis
 prais commend compliment
+prerequisit precondition
+presentation slidedeck slideshow
+prevent avert
 previous former preced prior
 previously formerly
+printout hardcopy
 prioritiz prioritis
+prioritization prioritisation
 problem troubl
 profession occupation vocation
+proficient adept skill
+profitabl lucrativ
+program programm
 prohibit ban forbid
+projector beamer
 promis pledg vow
 protect safeguard shield
 provid supply
+pseudonymiz pseudonymis
+pseudonymization pseudonymisation
+questionnair survey
 quickly rapidly swiftly
 quiet silent
 quot quotation
 randomiz randomis
+randomization randomisation
 rarely seldom
 ratio proportion
-rational justification
+rational justification motivation
+rationaliz rationalis
 realiz realis
+realization realisation
 recently lately
 recogniz recognis
+reconsider revisit
 recruiter headhunter
 recur periodic recurrent
 refactor restructur
@@ -1190,9 +1358,15 @@ reluctant hesitant unwill
 remain stay
 remember recall recollect
 renovat refurbish remodel
+reorganiz reorganis
+reorganization reorganisation
 replac substitut
+replenish restock
 reply answer respond
+reprioritiz reprioritis
+reschedul rebook
 responsibility duty
+responsibl accountabl
 restart reboot relaunch
 restaurant eatery
 retain preserv
@@ -1206,34 +1380,67 @@ rud impolit
 rumor rumour
 runbook playbook
 sad unhappy
-salary compensation paycheck paychequ wag
+salary compensation paycheck paychequ remuneration wag
+salesperson salesman saleswoman
 sam identical
 sanitiz sanitis
+sanitization sanitisation
+sanitizer sanitiser
 schedul timetabl
+screenshot screencap screengrab
+semiannual biannual
 send transmit
+sensor detector
 serializ serialis
+serialization serialisation
+serializer serialiser
+shipment consignment
+shortcut hotkey keybind
+shutdown poweroff
 shy timid
 sick ill unwell
+signup registration
 similar alik
 simultaneously concurrently
 skeptical sceptical
-slow sluggish
+skillful skilful
+slot timeslot
+slow laggy sluggish
 sofa couch
 sometim occasionally
 soon shortly
 spam junk
 specializ specialis
+specialization specialisation
 speed pac
 split divid
+spokesperson spokesman spokeswoman
 spreadsheet workbook
 stabiliz stabilis
+stabilization stabilisation
+stabilizer stabiliser
 stacktrac backtrac traceback
 standardiz standardis
+standardization standardisation
+steril aseptic
+steriliz sterilis
+stockroom storeroom
+storefront shopfront
 strang bizarr peculiar weird
+strict stringent
 stupid dumb foolish
+subsidiz subsidis
+subtitl caption
 subway metro
+sulfur sulphur
 summariz summaris
+summarization summarisation
+summary recap synopsis
+surnam lastnam
 synchroniz synchronis
+synchronization synchronisation
+synthesiz synthesis
+synthesizer synthesiser
 talk speak
 taxi cab
 teach educat instruct
@@ -1243,15 +1450,26 @@ temporary interim provisional
 terribl awful dreadful horribl
 theater theatr
 therefor consequently henc thus
+throttl ratelimit
+thumbdriv flashdriv memorystick
+timefram timescal
 tiny minuscul
 tir weary
+tokeniz tokenis
+tokenization tokenisation
+tokenizer tokeniser
 total sum
+touchpad trackpad
+toxic poisonous
+transcript transcription
 trash garbag rubbish
 traveler traveller
 trip journey
 troubleshoot debug diagnos
+truck lorry
 try attempt
-tutorial walkthrough
+tumor tumour
+tutorial howto walkthrough
 typo misspell
 understand comprehend grasp
 unemploy jobless
@@ -1259,20 +1477,38 @@ unlikely improbabl
 unreachabl inaccessibl
 unusual atypical uncommon
 upcom forthcom
+urgent press
 useful helpful
+usernam userid
 usual customary typical
 usually generally normally typically
 utiliz utilis
+utilization utilisation
+vaccinat immunis immuniz inoculat
+vaccination immunisation immunization inoculation
+vapor vapour
+vaporiz vaporis
+vectoriz vectoris
+vectorization vectorisation
 vendor provider supplier
 verify validat
+video footag
+videoconferenc videocall
 violat contraven infring
 virtualiz virtualis
+virtualization virtualisation
 visualiz visualis
+visualization visualisation
+visualizer visualiser
+voiceover narration
+waiver exemption
 warn caution
+warranty guarante
 wet damp moist
 whil whilst
 whol entir
 widen broaden
+wifi wireless
 worsen degrad deteriorat
 wrong incorrect
 """
@@ -1280,8 +1516,11 @@ wrong incorrect
 PHRASES = """
 acl access control list
 ans acuerdo de nivel de servicio
+addon add on
+allowlist allow list
 aka also known as
 aws amazon web services
+holiday annual leave
 arr annual recurring revenue
 aso app store optimization
 ats applicant tracking system
@@ -1297,7 +1536,12 @@ asr automatic speech recognition
 aad azure active directory
 acr azure container registry
 aks azure kubernetes service
+backend back end
 bdd behavior driven development
+birthdate birth date
+denylist black list
+denylist block list
+bugfix bug fix
 ba business analyst
 bcp business continuity plan
 bi business intelligence
@@ -1306,11 +1550,14 @@ b2b business to business
 b2c business to consumer
 btw by the way
 ccpa california consumer privacy act
+cancel call off
 cta call to action
 capex capital expenditure
+phone cell phone
 cpu central processing unit
 cpd centro de proceso de datos
 cdc change data capture
+changelog change log
 ceo chief executive officer
 cfo chief financial officer
 cio chief information officer
@@ -1318,13 +1565,16 @@ ciso chief information security officer
 cmo chief marketing officer
 coo chief operating officer
 cto chief technology officer
+cleanup clean up
 ctr click through rate
 cob close of business
 cdk cloud development kit
+codebase code base
 csv comma separated values
 cli command line interface
 cqrs command query responsibility segregation
 cve common vulnerabilities and exposures
+teleconference conference call
 cdn content delivery network
 cms content management system
 ci continuous integration
@@ -1338,14 +1588,20 @@ cac customer acquisition cost
 crm customer relationship management
 csat customer satisfaction
 dau daily active users
+datacenter data center
+datacenter data centre
 dlp data loss prevention
 dpa data processing agreement
+dataset data set
 dwh data warehouse
 dba database administrator
 dbms database management system
+birthdate date of birth
+holiday day off
 dlq dead letter queue
 dod definition of done
 dor definition of ready
+denylist deny list
 di dependency injection
 dag directed acyclic graph
 dg director general
@@ -1356,6 +1612,7 @@ dom document object model
 dni documento nacional de identidad
 ddd domain driven design
 dns domain name system
+deadline due date
 dast dynamic application security testing
 dhcp dynamic host configuration protocol
 ec2 elastic compute cloud
@@ -1371,17 +1628,25 @@ erp enterprise resource planning
 eta estimated time of arrival
 elt extract load transform
 etl extract transform load
+surname family name
+featureflag feature flag
+featureflag feature toggle
+substitute fill in for
+forename first name
 fy fiscal year
+thumbdrive flash drive
 fyi for your information
 fk foreign key
 foss free and open source software
 faq frequently asked questions
+frontend front end
 fte full time equivalent
 faas function as a service
 gdpr general data protection regulation
 gan generative adversarial network
 gpt generative pretrained transformer
 gha github actions
+forename given name
 gpl gnu general public license
 gcp google cloud platform
 gcs google cloud storage
@@ -1389,12 +1654,22 @@ gce google compute engine
 gke google kubernetes engine
 gui graphical user interface
 gpu graphics processing unit
+greenlight green light
+handoff hand off
+handover hand over
+hardcopy hard copy
+disk hard disk
+disk hard drive
+headquarters head office
+helpdesk help desk
 ha high availability
 hpa horizontal pod autoscaler
+hotfix hot fix
 hf hugging face
 iam identity and access management
 iirc if i recall correctly
 iva impuesto sobre el valor anadido
+responsible in charge of
 imo in my opinion
 iaas infrastructure as a service
 iac infrastructure as code
@@ -1413,13 +1688,23 @@ jwt json web token
 kms key management service
 kpi key performance indicator
 kv key value
+shortcut keyboard shortcut
 llm large language model
+surname last name
 loa leave of absence
 ltv lifetime value
 ldap lightweight directory access protocol
+livestream live stream
 lb load balancer
 lan local area network
+login log in
+logout log off
+login log on
+logout log out
 lts long term support
+owner look after
+investigate look into
+owner looks after
 lgtm looks good to me
 lora low rank adaptation
 ml machine learning
@@ -1430,12 +1715,15 @@ mtbf mean time between failures
 mtta mean time to acknowledge
 mttd mean time to detect
 mttr mean time to recovery
+thumbdrive memory stick
 mr merge request
 mq message queue
 m365 microsoft 365
 mssql microsoft sql server
 mvp minimum viable product
 moe mixture of experts
+phone mobile phone
+mockup mock up
 mvc model view controller
 mau monthly active users
 mfa multi factor authentication
@@ -1446,6 +1734,9 @@ nat network address translation
 nlb network load balancer
 noc network operations center
 nn neural network
+newcomer new hire
+newcomer new joiner
+newcomer new starter
 npm node package manager
 nda non disclosure agreement
 nfr non functional requirements
@@ -1464,17 +1755,25 @@ os operating system
 ocr optical character recognition
 oom out of memory
 ooo out of office
+sick out sick
 ota over the air
 pto paid time off
 p2p peer to peer
 pyme pequena y mediana empresa
+percent per cent
 pvc persistent volume claim
 pii personally identifiable information
+physiotherapy physical therapy
 paas platform as a service
 ptal please take a look
+liaison point of contact
+postcode post code
 pir post incident review
+postcode postal code
+poweroff power off
 faq preguntas frecuentes
 pk primary key
+printout print out
 pln procesamiento de lenguaje natural
 pmf product market fit
 pmv producto minimo viable
@@ -1485,10 +1784,12 @@ phi protected health information
 poc prueba de concepto
 pki public key infrastructure
 pr pull request
+postpone put off
 qa quality assurance
 qos quality of service
 qbr quarterly business review
 qps queries per second
+throttle rate limit
 rn react native
 rpo recovery point objective
 rto recovery time objective
@@ -1500,6 +1801,7 @@ rl reinforcement learning
 rlhf reinforcement learning from human feedback
 rdbms relational database management system
 rc release candidate
+changelog release notes
 rce remote code execution
 rpc remote procedure call
 rfc request for comments
@@ -1510,8 +1812,12 @@ rps requests per second
 roi retorno de la inversion
 roi return on investment
 rbac role based access control
+rollback roll back
+rollout roll out
 rca root cause analysis
 rls row level security
+screenshot screen grab
+screenshot screen shot
 sem search engine marketing
 seo search engine optimization
 ssh secure shell
@@ -1521,16 +1827,23 @@ siem security information and event management
 semver semantic versioning
 ssr server side rendering
 ssrf server side request forgery
+helpdesk service desk
 sla service level agreement
 sli service level indicator
 slo service level objective
 soa service oriented architecture
 sac servicio de atencion al cliente
+shutdown shut down
+login sign in
+approve sign off
+logout sign out
+signup sign up
 s3 simple storage service
 spof single point of failure
 sso single sign on
 sre site reliability engineer
 sre site reliability engineering
+slidedeck slide deck
 saas software as a service
 sbom software bill of materials
 sca software composition analysis
@@ -1540,46 +1853,68 @@ sdlc software development life cycle
 swe software engineer
 ssd solid state drive
 sgtm sounds good to me
+codebase source code
 scm source control management
 stt speech to text
+accelerate speed up
 sqli sql injection
+stacktrace stack trace
 sop standard operating procedure
 sast static application security testing
 sku stock keeping unit
 sql structured query language
 sft supervised fine tuning
+disable switch off
+enable switch on
 tsv tab separated values
 ti tecnologias de la informacion
 tpu tensor processing unit
 tos terms of service
 tdd test driven development
 tts text to speech
+thumbdrive thumb drive
+holiday time off
+timeout time out
+timeslot time slot
 ttl time to live
+timezone time zone
 tbd to be determined
 tldr too long didnt read
 tco total cost of ownership
 tps transactions per second
 tls transport layer security
+disable turn off
+enable turn on
 2fa two factor authentication
 uuid universally unique identifier
+thumbdrive usb stick
 uat user acceptance testing
 ux user experience
 ui user interface
+username user name
 vcs version control system
 vpa vertical pod autoscaler
 vp vice president
+videocall video call
+videoconference video conference
 vlan virtual local area network
 vm virtual machine
 vpc virtual private cloud
 vpn virtual private network
 vr virtual reality
 vscode visual studio code
+walkthrough walk through
 waf web application firewall
+website web site
+allowlist white list
+wifi wi fi
 wsl windows subsystem for linux
 wlan wireless local area network
 wrt with respect to
+workaround work around
 wbs work breakdown structure
 wfh work from home
 yoy year over year
 ytd year to date
+postcode zip code
 """
