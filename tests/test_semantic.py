@@ -363,19 +363,94 @@ def test_a_question_in_spanish_is_read_by_its_function_words(question, spanish):
     assert reads_as_spanish(tokenize(question)) is spanish
 
 
-def test_the_english_model_leaves_a_spanish_question_to_words(tmp_path):
-    """The default model was trained on English: a Spanish question is answered lexically
-    (no model is even loaded for it); a configured model is trusted with any language."""
+def test_the_english_model_reads_a_spanish_question_through_its_gloss(tmp_path):
+    """The default model was trained on English: a Spanish question reaches it as its gloss
+    (text/gloss.py), English words in place of the Spanish ones; a configured model is trusted
+    with any language and reads the text as written."""
     from types import SimpleNamespace
 
     from ihmt.semantic.retriever import SemanticIndex
 
     source = SimpleNamespace(state_dir=tmp_path)
+    read = []
+
+    class Recording:
+        def encode(self, texts):
+            read.extend(texts)
+            raise RuntimeError("stop here")  # the search then answers lexically
+
     index = SemanticIndex(source)
-    loads = []
-    index.embedder = lambda: loads.append(1)  # None: "unavailable", and counted
-    assert index.search("¿a qué hora es ahora la daily?") is None
-    assert loads == []
-    index.search("what time is the daily standup now?")
-    assert loads == [1]
-    assert SemanticIndex(source, model_name="my/multilingual-model").english_only is False
+    index.embedder = lambda: Recording()
+    index.in_step = lambda: True
+    index.vectors.matrix = lambda: ([], None)
+    index.neighbours.refresh = lambda catalog: None
+    source.catalog = None
+    assert index.search("¿cuándo arrancan ahora los despliegues?") is None
+    assert read == ["when start now deploy?"]
+    multilingual = SemanticIndex(source, model_name="my/multilingual-model")
+    assert multilingual.english_only is False
+    multilingual.embedder = lambda: Recording()
+    multilingual.in_step = lambda: True
+    multilingual.vectors.matrix = lambda: ([], None)
+    multilingual.neighbours.refresh = lambda catalog: None
+    multilingual.search("¿cuándo arrancan ahora los despliegues?")
+    assert read[-1] == "¿cuándo arrancan ahora los despliegues?"
+
+
+def test_a_spanish_memory_is_embedded_from_its_gloss():
+    from ihmt.models import MemoryLeaf
+    from ihmt.semantic.retriever import embed_text
+
+    text = "Los backups de la base de datos se guardan ahora en el NAS de la oficina."
+    leaf = MemoryLeaf("l1", text, "2026-01-01T00:00:00", "GENERIC", "general", "memory", 0)
+    assert embed_text(leaf, english_only=False) == text
+    glossed = embed_text(leaf, english_only=True)
+    assert "data" in glossed and "NAS" in glossed and " los " not in glossed
+    english = MemoryLeaf(
+        "l2",
+        "The backups now go to the office NAS.",
+        "2026-01-01T00:00:00",
+        "GENERIC",
+        "general",
+        "memory",
+        0,
+    )
+    assert embed_text(english, english_only=True) == english.content
+
+
+@needs_model
+def test_the_gloss_brings_a_spanish_note_closer_to_the_english_question():
+    from ihmt.semantic.embedder import load_embedder
+    from ihmt.text.gloss import gloss
+
+    embedder = load_embedder(None)
+    pairs = [
+        (
+            "when do the nightly builds start now?",
+            "Los nightlies ahora arrancan a las 23:30 en vez de a las 02:00.",
+        ),
+        (
+            "who reviews the translations of the portal?",
+            "Los textos del portal los revisa Itziar; no se publican traducciones automáticas.",
+        ),
+    ]
+    for question, note in pairs:
+        q, raw, glossed = embedder.encode([question, note, gloss(note)])
+        assert float(q @ glossed) > float(q @ raw), (question, gloss(note))
+
+
+def test_a_sidecar_embedded_without_the_gloss_is_embedded_again(tmp_path, monkeypatch):
+    """The sidecar is bound to the model and, for the English model, the gloss's version:
+    vectors written before the gloss (or by another version of it) are dropped and redone."""
+    from types import SimpleNamespace
+
+    import ihmt.semantic.retriever as retriever
+
+    monkeypatch.setattr(retriever, "load_embedder", lambda name: SimpleNamespace(name="m", dim=3))
+    source = SimpleNamespace(state_dir=tmp_path)
+    for model_name, expected in (("", f"m+{retriever.GLOSS_VERSION}"), ("my/model", "m")):
+        index = retriever.SemanticIndex(source, model_name=model_name)
+        bound = []
+        index.vectors.ensure_model = lambda model, dim, bound=bound: bound.append(model)
+        index.embedder()
+        assert bound == [expected]

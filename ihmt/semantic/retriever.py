@@ -39,18 +39,31 @@ SEARCH_CATCH_UP = 256  # leaves a search embeds at most before answering (enable
 QUERY_CACHE = 128
 EAGER_BATCH = 16  # leaves: a batch this large loads the model at write time
 ENCODE_BATCH = 64
-MAX_EMBED_CHARS = 2000  # the model reads ~256 word pieces; the rest would be tokenized for nothing
+MAX_EMBED_CHARS = 2000
+GLOSS_VERSION = "gloss1"  # bump when text/gloss.py reads Spanish differently  # the model reads ~256 word pieces; the rest would be tokenized for nothing
 
 Progress = Callable[[int, int], None]
 
 
-def embed_text(leaf: MemoryLeaf) -> str:
-    """What a leaf's vector is computed from: its title (when it adds words) and its text."""
+def embed_text(leaf: MemoryLeaf, english_only: bool = False) -> str:
+    """What a leaf's vector is computed from: its title (when it adds words) and its text;
+    for a model that reads only English, a Spanish text is read through its gloss."""
     body = " ".join(leaf.content.split())
     title = (leaf.title or "").strip()
     if title and title.casefold() not in body[: len(title) + 40].casefold():
         body = f"{title}. {body}"
-    return body[:MAX_EMBED_CHARS]
+    return readable(body[:MAX_EMBED_CHARS], english_only)
+
+
+def readable(text: str, english_only: bool) -> str:
+    """``text`` as the model should read it: a Spanish text word by word in English
+    (text/gloss.py) when the model reads only English, so a Spanish note and an English
+    question meet; anything else as it is."""
+    if english_only and reads_as_spanish(tokenize(text[:2000])):
+        from ..text.gloss import gloss
+
+        return gloss(text)
+    return text
 
 
 class SemanticIndex:
@@ -84,7 +97,10 @@ class SemanticIndex:
         except SemanticUnavailable as exc:
             return self._fail(str(exc))
         try:
-            self.vectors.ensure_model(embedder.name, embedder.dim)
+            # vectors of Spanish texts differ with the gloss: a sidecar written without it
+            # (or with another version of it) is embedded again
+            name = f"{embedder.name}+{GLOSS_VERSION}" if self.english_only else embedder.name
+            self.vectors.ensure_model(name, embedder.dim)
             if self.vectors.meta("last_error"):
                 self.vectors.set_meta("last_error", "")
         except Exception as exc:  # an unwritable or broken sidecar
@@ -129,7 +145,8 @@ class SemanticIndex:
         done = 0
         for start in range(0, len(todo), ENCODE_BATCH):
             part = todo[start : start + ENCODE_BATCH]
-            vecs = embedder.encode([embed_text(leaf) for leaf in part]).astype("float16")
+            texts = [embed_text(leaf, self.english_only) for leaf in part]
+            vecs = embedder.encode(texts).astype("float16")
             self.vectors.add(
                 (leaf.leaf_id, leaf.checksum, vec.tobytes())
                 for leaf, vec in zip(part, vecs, strict=True)
@@ -180,8 +197,6 @@ class SemanticIndex:
         """The query's DenseHits: the ``fusion.pool`` leaves with the best dense score, and
         scores for every id in ``also``. None when semantic search is unavailable, or when an
         English-only model meets a question in another language."""
-        if self.english_only and reads_as_spanish(tokenize(text[:2000])):
-            return None
         embedder = self.embedder()
         if embedder is None:
             return None
@@ -203,7 +218,7 @@ class SemanticIndex:
         with self._queries_lock:
             vec = self._queries.pop(text, None)
         if vec is None:
-            vec = embedder.encode([text])[0]
+            vec = embedder.encode([readable(text, self.english_only)])[0]
         with self._queries_lock:
             self._queries[text] = vec
             while len(self._queries) > QUERY_CACHE:

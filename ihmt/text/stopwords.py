@@ -86,6 +86,11 @@ _SPANISH_ONLY = frozenset(_SPANISH.split()) - frozenset(_ENGLISH.split())
 _ENGLISH_ONLY = frozenset(_ENGLISH.split()) - frozenset(_SPANISH.split())
 
 
+def spanish_function_word(folded: str) -> bool:
+    """A Spanish stop word that is not also an English one ("de", "los", "que")."""
+    return folded in _SPANISH_ONLY
+
+
 def reads_as_spanish(folded_tokens: list[str]) -> bool:
     """True when a text's function words are mostly Spanish ("¿a qué hora es la daily?"): a
     model trained on English reads such a text poorly."""

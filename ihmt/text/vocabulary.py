@@ -204,6 +204,12 @@ def normalize(token: str) -> str:
     return _synonyms().get(key, key)
 
 
+def english_word(token: str) -> str | None:
+    """The English word a folded Spanish form reads as (glossary or lexicon), or None: the
+    word itself, unstemmed, for text a person or a model reads (text/gloss.py)."""
+    return _GLOSSARY.get(token) or _spanish(token)
+
+
 def _spanish(token: str) -> str | None:
     """The English word a Spanish form is indexed as (lexicon_table.py), or None."""
     if len(token) < 3:
