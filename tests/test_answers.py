@@ -406,3 +406,36 @@ def test_an_ip_address_is_not_a_version():
     assert holds_shape("pve01 upgraded to Proxmox VE 8.2 (kernel 6.8).", shapes, subject)
     ip_only = "After the move the LAN is 192.168.50.0/24; pve01 is 192.168.50.10 in Proxmox."
     assert not holds_shape(ip_only, shapes, subject)
+
+
+@pytest.mark.parametrize("prior", ["default", "none"])
+def test_a_saved_memory_goes_before_a_runbook_piece_that_matches_as_well(
+    memory, monkeypatch, prior
+):
+    """A runbook section repeating the question's words used to beat the short memory that
+    states the answer; at a close match the fact the agent saved on purpose leads."""
+    import ihmt.search.engine as engine
+
+    if prior == "none":
+        monkeypatch.setattr(engine, "DOCUMENT_PRIOR", 1.0)
+    save_all(
+        memory,
+        [
+            ("2026-03-01", "Staging Redis: cache-02.internal, port 6380 (no persistence)."),
+            ("2026-03-02", "Production Redis runs on cache-01.internal."),
+            ("2026-03-02", "The staging database is PostgreSQL 16."),
+        ],
+    )
+    memory.ingest_text(
+        "# Redis on staging\n\nWhen the staging Redis port is busy, restart the staging Redis "
+        "from the ops box; the staging Redis port is in the ops wiki.",
+        source="runbooks/cache.md",
+        timestamp="2026-02-03T10:00:00",
+    )
+    result = memory.search("which port is the staging Redis on?")
+    sources = [hit.source for hit in result.hits[:2]]
+    # without the prior the runbook's repetitions win: the test depends on it
+    expected = (
+        ["memory", "runbooks/cache.md"] if prior == "default" else ["runbooks/cache.md", "memory"]
+    )
+    assert sources == expected

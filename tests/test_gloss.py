@@ -9,7 +9,9 @@ from ihmt.text.gloss import gloss
 
 
 def test_known_spanish_words_read_as_english_and_function_words_go():
-    assert gloss("La contraseña del servidor se cambió ayer.") == "password server change yesterday."
+    assert (
+        gloss("La contraseña del servidor se cambió ayer.") == "password server change yesterday."
+    )
 
 
 def test_names_identifiers_numbers_and_unknown_words_stay_as_written():

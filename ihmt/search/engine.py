@@ -60,6 +60,9 @@ OUTDATED_FACTOR = 0.5
 YEAR_BOOST = 1.5
 RECENCY_TIE = 1e-6
 MONTH_BOOST = 1.3
+# a piece of a stored document (a runbook, notes) holds many words of anything; a memory the
+# agent saved states one fact on purpose: at equal match the saved memory goes first
+DOCUMENT_PRIOR = 0.9
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
 SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
 # values that belong to one named person or thing: held only by a memory naming all of it
@@ -317,6 +320,8 @@ class SearchEngine:
                 score *= OUTDATED_FACTOR
             if months and date[5:7].isdigit() and int(date[5:7]) in months:
                 score *= MONTH_BOOST
+            if (cand.ref.get("source") or "memory") != "memory":
+                score *= DOCUMENT_PRIOR
             if boost is not None:
                 score = boost(cand.ref, score)
             cand.adjusted = score
