@@ -515,3 +515,11 @@ def test_digit_plurals_and_mixed_case_words_keep_their_reading() -> None:
     assert terms("K8s") == terms("Kubernetes") + ["8"]
     assert "mac" in terms("macOS")  # lower case first: still split as CamelCase
     assert "ms" in terms("the p95 is 40 ms")
+
+
+def test_a_phrase_written_with_hyphens_counts_as_its_abbreviation():
+    # "single sign-on" is indexed as "single", "sign-on", "sign": the phrase is read on the
+    # words as written apart, so it still counts as "SSO"
+    assert "sso" in terms("Grafana: single sign-on via Okta")
+    assert "sso" in terms("single sign on") and "sso" in terms("SSO")
+    assert "mfa" in terms("multi-factor authentication")

@@ -317,17 +317,27 @@ def terms(text: str) -> list[str]:
     if _PLAIN_TERMS.get():
         return [t for t in tokenize(text) if is_term(t)]
     out = []
-    tokens = tokenize(text)
+    groups = token_groups(text)
     phrases = phrase_abbreviations()
-    for i, token in enumerate(tokens):
-        if is_term(token):
-            out.append(normalize(token))
-            if _VERSION_RE.fullmatch(token):
-                out.append("version")  # "PostgreSQL 16.2" answers "which version"
-        # "continuous integration" is also "ci", so either spelling finds the other
-        for words, abbreviation in phrases.get(token, ()):
-            if tuple(tokens[i : i + len(words)]) == words:
-                out.append(normalize(abbreviation))
+    # "continuous integration" is also "ci", so either spelling finds the other; a phrase is
+    # read on the words as written apart ("single sign-on" is "single", "sign", "on")
+    words = [word for head, parts in groups for word in (parts or (head,))]
+    found: dict[int, list[str]] = {}  # word index where a phrase starts -> abbreviations
+    for i, word in enumerate(words):
+        for phrase, abbreviation in phrases.get(word, ()):
+            if tuple(words[i : i + len(phrase)]) == phrase:
+                found.setdefault(i, []).append(normalize(abbreviation))
+    start = 0
+    for head, parts in groups:
+        for token in (head, *parts):
+            if is_term(token):
+                out.append(normalize(token))
+                if _VERSION_RE.fullmatch(token):
+                    out.append("version")  # "PostgreSQL 16.2" answers "which version"
+        width = len(parts) or 1
+        for i in range(start, start + width):
+            out += found.get(i, ())
+        start += width
     return out
 
 
