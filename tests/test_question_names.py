@@ -54,6 +54,8 @@ def test_names_are_read_as_the_question_spells_them(question, names):
         "how long does the DB-backed test suite take?",
         "Deploy steps please",  # the opening word is capitalised anyway
         "i.e. how far back can we replay?",
+        "how does our Portuguese partner like to be contacted?",  # describes, names nothing
+        "which GL code do European debit disputes post to?",
     ],
 )
 def test_calendar_words_acronyms_compounds_and_openings_are_not_names(question):

@@ -11,6 +11,8 @@ under another spelling:
 - an identifier with a digit, an underscore or a dot ("max_connections", "zgz-srv-03");
 - not a short all-capitals acronym ("PM", "EHR", "GSC"): memories often spell those out;
 - not a month, weekday, season or holiday ("in April", "over Easter"): those set a time;
+- not a nationality, language or region adjective ("our Portuguese partner"): memories name
+  the country or the city instead;
 - not a hyphenated word unless every part is capitalised ("Wi-Fi", not "DB-backed");
 - several capitalised words in a row, with "for", "of" or "de" between them, are one name
   ("Managed Streaming for Kafka"), known when any of its words is.
@@ -38,12 +40,34 @@ _CALENDAR = frozenset(
     ).split()
 )
 
+# nationality, language and region adjectives describe ("our Portuguese partner", "European
+# debit disputes"); memories name the country or city instead, so they are no unknown name
+_DEMONYMS = frozenset(
+    (
+        "american european asian african australian oceanian latin latino hispanic nordic"
+        " scandinavian baltic balkan iberian mediterranean caribbean andean western eastern"
+        " northern southern central spanish english british french german italian portuguese"
+        " dutch belgian swiss austrian irish scottish welsh swedish norwegian danish finnish"
+        " icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian"
+        " ukrainian serbian croatian slovenian estonian latvian lithuanian catalan basque"
+        " galician valencian andalusian canarian mexican colombian chilean argentine"
+        " argentinian peruvian uruguayan paraguayan bolivian ecuadorian venezuelan cuban"
+        " dominican guatemalan honduran salvadoran nicaraguan panamanian brazilian canadian"
+        " chinese japanese korean indian pakistani bangladeshi indonesian thai vietnamese"
+        " filipino malaysian singaporean taiwanese israeli arab arabic persian iranian iraqi"
+        " egyptian moroccan algerian tunisian nigerian kenyan ghanaian ethiopian"
+        " south-african mandarin cantonese hindi castilian"
+    ).split()
+)
+
 
 def _spelled_as_name(word: str, opening: bool) -> bool:
     core = word.rstrip(".'’").removesuffix("'s").removesuffix("’s")
     if len(core) < 2 or _ACRONYM.fullmatch(core):
         return False
     if fold(core.lower()).rstrip("s") in _CALENDAR or fold(core.lower()) in _CALENDAR:
+        return False
+    if fold(core.lower()) in _DEMONYMS:
         return False
     if "-" in core and not any(ch.isdigit() for ch in core):
         # "Wi-Fi", "U-Net" are names; "DB-backed", "early-March", "end-to-end" are not
