@@ -42,6 +42,8 @@ TEAM = [
         ("how many replicas run in production?", "number"),
         ("when is Marta's birthday?", "birthday"),
         ("what's Andrés's GitHub username?", "username"),
+        ("what does Raúl charge for the August cover?", "price"),
+        ("what is the delivery charge?", "price"),
     ],
 )
 def test_the_wording_names_the_shape_asked(question, shape):
@@ -60,6 +62,7 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "¿quién mantiene la app movil?",
         "how many simulated users did lobbyd handle in the load test?",  # the verb
         "in the cost review, what share of bytes billed came from raw tables?",  # a topic
+        "if I re-send a charge to the card processor, should the token change?",  # a payment
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):

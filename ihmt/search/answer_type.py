@@ -110,8 +110,12 @@ SHAPES: tuple[AnswerShape, ...] = (
             # "the cost review", "cost savings": a topic, not the value asked
             r"cost(?! (?:review|reviews|report|reports|savings?|cuts?|center|centre|centers"
             r"|allocation|explorer|dashboard|optimi[sz]ation)\b)"
-            r"|costs|price|prices|priced|charge|charges|fee|fees|salary|hourly rate|day rate"
+            # "a charge" is also a card payment ("re-send a charge to the processor"): only
+            # a charge with a kind of price, or "how much ... charge", asks for an amount
+            r"|costs|price|prices|priced|(?:service|delivery|shipping|late|extra|monthly|annual"
+            r"|setup|cancellation) charges?|fee|fees|salary|hourly rate|day rate"
             r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
+            r"|what (?:do|does|did|will|would) (?:\w+ ){0,3}charge"
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
         ),
         re.compile(
