@@ -39,8 +39,8 @@ SEARCH_CATCH_UP = 256  # leaves a search embeds at most before answering (enable
 QUERY_CACHE = 128
 EAGER_BATCH = 16  # leaves: a batch this large loads the model at write time
 ENCODE_BATCH = 64
-MAX_EMBED_CHARS = 2000
-GLOSS_VERSION = "gloss1"  # bump when text/gloss.py reads Spanish differently  # the model reads ~256 word pieces; the rest would be tokenized for nothing
+MAX_EMBED_CHARS = 2000  # the model reads ~256 word pieces; the rest would be tokenized for nothing
+GLOSS_VERSION = "gloss1"  # bump when text/gloss.py reads Spanish differently
 
 Progress = Callable[[int, int], None]
 
@@ -76,8 +76,8 @@ class SemanticIndex:
     ) -> None:
         self.source = source  # a hook.SemanticSource
         self.model_name = model_name
-        # the default model was trained on English: a question in Spanish is answered
-        # lexically (on the seven agent corpora, meaning cost 7 of 56 Spanish questions)
+        # the default model was trained on English: Spanish texts reach it as their gloss
+        # (read as written, they cost 7 of 56 Spanish questions on seven agent corpora)
         self.english_only = (not model_name) if english_only is None else english_only
         self.fusion = fusion or Fusion()
         self.vectors = VectorStore(source.state_dir / FILENAME)
@@ -195,8 +195,8 @@ class SemanticIndex:
     # -- search (the engine's contract) ------------------------------------------------------
     def search(self, text: str, also=()) -> DenseHits | None:
         """The query's DenseHits: the ``fusion.pool`` leaves with the best dense score, and
-        scores for every id in ``also``. None when semantic search is unavailable, or when an
-        English-only model meets a question in another language."""
+        scores for every id in ``also``. None when semantic search is unavailable. An
+        English-only model reads a Spanish question through its gloss (``readable``)."""
         embedder = self.embedder()
         if embedder is None:
             return None
