@@ -370,6 +370,26 @@ def test_a_later_memory_telling_of_a_change_answers_the_present_in_other_words(m
     assert [h.leaf_id for h in result.hits[:2]] == [new, old]
 
 
+def test_a_later_memory_lacking_the_asked_word_and_telling_no_change_does_not_answer(memory):
+    """The later memory names the demo but not where it is hosted, and says nothing changed:
+    it is another fact about the subject, not a new value of this one."""
+    save_all(memory, FILLER)
+    hosted, later = save_all(
+        memory,
+        [
+            ("2026-07-30", "horta-ml demo is hosted on Fly.io (app horta-demo, region mad)."),
+            (
+                "2026-09-05",
+                "horta-ml demo: farmers log in to the app horta-demo with their cooperative "
+                "account.",
+            ),
+        ],
+    )
+    result = memory.search("where is the horta-ml demo hosted?")
+    assert [h.leaf_id for h in result.hits[:2]] == [hosted, later]
+    assert not result.hits[0].outdated
+
+
 def test_old_and_new_value_are_one_fact_whichever_of_them_leads():
     """The newer memory leads on its words ("app-movil upgraded to React Native 0.75.4")
     and the older states the old value with no other word in common ("is on ... 0.73.6

@@ -22,6 +22,7 @@ RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
 RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
 RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
 DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
+PLAIN_SHARE = 1.0  # ... or this share when the later one does not tell of a change
 RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
 # the same, for a question about an earlier state: it names the change ("before the upgrade"),
 # which only the newer memory tells of, so the older one holds fewer of its words
@@ -83,6 +84,14 @@ def order_by_time(
         words = {t for t in query.terms if t in cand.matched}
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
+            continue
+        newer = max(cand, lead, key=lambda c: c.ref.get("date") or "")
+        if (
+            not history
+            and content_of
+            and shared < PLAIN_SHARE * max(mass(lead_words), mass(words), 1e-9)
+            and not tells_change(content_of(newer))
+        ):
             continue
         if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap and not (
             # two memories holding the whole question, the later telling of a change
