@@ -390,6 +390,36 @@ def test_a_later_memory_lacking_the_asked_word_and_telling_no_change_does_not_an
     assert not result.hits[0].outdated
 
 
+def test_a_named_persons_move_answers_where_they_live_now(memory):
+    """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
+    knows marisol::location changed, so it answers, and the old home follows as history."""
+    save_all(memory, FILLER)
+    old, new = save_all(
+        memory,
+        [
+            ("2026-04-08", "Marisol lives in Parque Rodó, ten minutes by bike from the office."),
+            ("2026-08-03", "Marisol moved to Atlántida (Canelones) over the weekend."),
+        ],
+    )
+    result = memory.search("where does Marisol live now?")
+    assert [h.leaf_id for h in result.hits[:2]] == [new, old]
+    assert not result.ambiguous and not result.not_found
+    before = memory.search("where did Marisol live before she moved?")
+    assert before.hits[0].leaf_id == old
+
+
+def test_two_people_of_one_first_name_keep_two_homes(memory):
+    luis_o, luis_p = save_all(
+        memory,
+        [
+            ("2026-02-01", "Luis Ortega lives in Gijón and comes in on Mondays."),
+            ("2026-06-01", "Luis Pardo moved to Lugo in May."),
+        ],
+    )
+    assert memory.search("which city does Luis Ortega live in?").hits[0].leaf_id == luis_o
+    assert not memory.search("which city does Luis Ortega live in?").hits[0].outdated
+
+
 def test_old_and_new_value_are_one_fact_whichever_of_them_leads():
     """The newer memory leads on its words ("app-movil upgraded to React Native 0.75.4")
     and the older states the old value with no other word in common ("is on ... 0.73.6

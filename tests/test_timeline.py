@@ -228,6 +228,12 @@ def test_insertion_order_does_not_change_the_timeline(facts, data) -> None:
         ("prod uses Kubernetes on AWS", "prod::platform", "Kubernetes"),
         ("producción usa MongoDB 7", "produccion::database", "MongoDB 7"),
         ("Staging está en PostgreSQL 16", "staging::database", "PostgreSQL 16"),
+        ("Marisol lives in Parque Rodó, near the office.", "marisol::location", "Parque Rodó"),
+        ("Elena moved from Vigo to Pontevedra in June.", "elena::location", "Pontevedra"),
+        ("Ana Kowalski relocated to Lisbon.", "ana kowalski::location", "Lisbon"),
+        ("Tomás Vergara is based in Santiago.", "tomas vergara::location", "Santiago"),
+        ("Lucía se ha mudado a Valencia.", "lucia::location", "Valencia"),
+        ("Nerea vive en Bilbao y trabaja en remoto.", "nerea::location", "Bilbao"),
     ],
 )
 def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -> None:
@@ -257,6 +263,11 @@ def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -
         "firmé el contrato con el casero",
         "I signed with a smile",
         "he fichado por la mañana",
+        "Prieto moved to the data team on 22 June",
+        "Press moved from 8080 to port 8088",
+        "He is based in Hamburg",
+        "FitZona moved to Vercel last week",
+        "The standup moved to Tuesdays",
     ],
 )
 def test_negations_and_non_facts_are_not_extracted(text: str) -> None:

@@ -127,6 +127,18 @@ _ENV_VERBS = (
     rf"|est[aá]{_W}(?:(?:ahora|ya){_W})?(?:en|usando|corriendo{_W}en)|usa|corre{_W}(?:en|sobre))"
 )
 
+# a person named with a capital (one or two words; case-sensitive inside the case-blind rule):
+# not a pronoun or an article, not the tail of a longer word ("FitZona")
+_PERSON = (
+    r"(?<![\w.'’-])(?P<subject>(?-i:(?!(?:The|This|That|It|He|She|They|We|You|Who|There|Here"
+    r"|El|La|Ella|Él|Ellos|Nadie)\b)[A-ZÁÉÍÓÚÑ][a-záéíóúñü'’-]{1,30}"
+    r"(?:[ ][A-ZÁÉÍÓÚÑ][a-záéíóúñü'’-]{1,30})?))"
+)
+# ... and the place is named with a capital too ("moved to port 8088" is no home)
+_PLACE_NAME = r"(?-i:(?=[A-ZÁÉÍÓÚÑ]))"
+# the place left, in "moved from Vigo to Pontevedra": one or two words
+_OLD_PLACE = r"[^\s,;.()]{1,40}(?:[ ][^\s,;.()]{1,40})?"
+
 DEFAULT_PATTERNS: list[FactPattern] = [
     # user::location
     _rule(
@@ -205,6 +217,45 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         rf"(?:mud(?:[oó]|ado)|traslad(?:[oó]|ado)){_W}a){_W}",
         "place",
         ("vive", "mud", "traslad"),
+    ),
+    # a named person's home in the agent's words ("Marisol moved to Atlántida", "Lucía se ha
+    # mudado a Valencia"): the subject is the name as written, so two people of one first
+    # name ("Luis Ortega", "Luis Pardo") keep two timelines
+    _rule(
+        "location.en.person_lives",
+        "person",
+        "location",
+        rf"{_PERSON}{_W}{_ADV_EN}(?:lives|resides|is{_W}{_ADV_EN}(?:living|based)){_W}in{_W}"
+        + _PLACE_NAME,
+        "place",
+        ("lives", "resides", "living", "based"),
+    ),
+    _rule(
+        "location.en.person_moved",
+        "person",
+        "location",
+        rf"{_PERSON}{_W}(?:has{_W})?{_ADV_EN}(?:moved|relocated){_W}(?:back{_W})?"
+        rf"(?:from{_W}{_OLD_PLACE}{_W})?to{_W}" + _PLACE_NAME,
+        "place",
+        ("moved", "relocated"),
+    ),
+    _rule(
+        "location.es.person_vive",
+        "person",
+        "location",
+        rf"{_PERSON}{_W}(?:(?:ahora|ya|actualmente){_W})?vive{_W}(?:(?:ahora|ya){_W})?en{_W}"
+        + _PLACE_NAME,
+        "place",
+        ("vive",),
+    ),
+    _rule(
+        "location.es.person_mudanza",
+        "person",
+        "location",
+        rf"{_PERSON}{_W}se{_W}(?:ha{_W})?(?:mud(?:[oó]|ado)|traslad(?:[oó]|ado)){_W}"
+        rf"(?:de{_W}{_OLD_PLACE}{_W})?a{_W}" + _PLACE_NAME,
+        "place",
+        ("mud", "traslad"),
     ),
     _rule(
         "employer.en.user_works",

@@ -25,6 +25,7 @@ ATTRIBUTE_CUES: dict[str, set[str]] = {
         "resides",
         "located",
         "location",
+        "based",
         "city",
         "town",
         "move",
@@ -80,6 +81,27 @@ ATTRIBUTE_CUES: dict[str, set[str]] = {
         "pastillas",
     },
 }
+# Where a named person lives is asked with these; "moved", "home" or "address" alone also
+# ask where a thing went ("before the group moved to 8G", "the home storage box")
+PERSON_LOCATION_CUES = {
+    "live",
+    "lives",
+    "living",
+    "lived",
+    "reside",
+    "resides",
+    "based",
+    "city",
+    "town",
+    "neighbourhood",
+    "neighborhood",
+    "vive",
+    "vives",
+    "vivir",
+    "vivia",
+    "ciudad",
+    "barrio",
+}
 # Idioms whose words would cue the wrong attribute: "what do you do for a living" asks about
 # work, not about where someone lives.
 _IDIOMS = ((re.compile(r"\bfor\s+a\s+living\b", re.I), "for work"),)
@@ -116,6 +138,8 @@ def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
     for key in known_keys:
         subject, _, attribute = key.partition("::")
         cues = ATTRIBUTE_CUES.get(attribute)
+        if attribute == "location" and subject not in ("user", "patient"):
+            cues = PERSON_LOCATION_CUES
         if not cues or not (words & cues):
             continue
         subject_words = set(tokenize(subject.replace("_", " ")))
