@@ -58,6 +58,10 @@ SETS = {
     # for at least four English questions on Spanish memories), committed before their first
     # run, which measures that session's code at first sight
     "blind6": ["valdes", "restrepo"],
+    # written blind on 2026-12-02 (fifth session; helpers saw only FORMAT.md): a newsroom's
+    # web team and a warehouse-robot startup, committed before their first run, which
+    # measures that session's code (and the code it started from) at first sight
+    "blind7": ["salaberry", "aranguren"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
