@@ -390,6 +390,37 @@ def test_a_later_memory_lacking_the_asked_word_and_telling_no_change_does_not_an
     assert not result.hits[0].outdated
 
 
+def test_a_later_value_of_the_shape_asked_answers_though_it_holds_fewer_words(memory):
+    """The old memory says "Viñas", "Go", "build" and "services" again and again and scores
+    more than twice the new one, which says "Go 1.22 now". The new one gives the shape asked
+    (a version of Go) and tells of a change, so it is the fact's new value."""
+    save_all(memory, FILLER)
+    # "services" and "build" are common words in this store, as in any team's notes
+    save_all(
+        memory,
+        [
+            ("2026-01-01", "The billing services build nightly."),
+            ("2026-01-02", "The search services build nightly."),
+        ],
+    )
+    old, _, new = save_all(
+        memory,
+        [
+            (
+                "2026-01-22",
+                "Viñas Go services build with Go 1.21 (go.mod: go 1.21); the Viñas "
+                "services build in CI with Go and golangci-lint v1.55; Go builds of the Viñas "
+                "services are cached.",
+            ),
+            ("2026-02-09", "Go conventions on the Viñas services: wrap errors with %w."),
+            ("2026-03-19", "Viñas repos are on Go 1.22 now (go.mod and the golang builder image)."),
+        ],
+    )
+    result = memory.search("What Go version do the Viñas services build with?")
+    assert result.hits[0].leaf_id == new
+    assert old in [h.leaf_id for h in result.hits[1:]]
+
+
 def test_a_named_persons_move_answers_where_they_live_now(memory):
     """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
     knows marisol::location changed, so it answers, and the old home follows as history."""

@@ -22,6 +22,7 @@ RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
 RESTATE_SCORE = 0.5  # ... scoring at least this share of the leader's score
 RESTATE_SHARE = 0.6  # ... and holding this share of the question words the other one holds
 DOCUMENT_TAKEOVER = 0.6  # ... a document piece must score this share of the leader's
+SHAPE_CHANGE_SCORE = 0.3  # ... a later one giving the shape asked and telling of a change
 PLAIN_SHARE = 1.0  # ... or this share when the later one does not tell of a change
 RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the same subject)
 # the same, for a question about an earlier state: it names the change ("before the upgrade"),
@@ -71,7 +72,19 @@ def order_by_time(
     )
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
-        if cand.adjusted < floor * top or _same_document(cand, lead):
+        if _same_document(cand, lead):
+            continue
+        if cand.adjusted < floor * top and not (
+            # a later memory giving the shape asked for ("Go 1.22 now") and telling of a change
+            # is the fact's new value though it holds fewer of the question's words
+            not history
+            and answers_shape is not None
+            and content_of is not None
+            and cand.adjusted >= SHAPE_CHANGE_SCORE * top
+            and (cand.ref.get("date") or "") > (lead.ref.get("date") or "")
+            and answers_shape(cand)
+            and tells_change(content_of(cand))
+        ):
             continue
         if cand.ref.get("project") != lead.ref.get("project"):
             continue  # a project's own value and another project's (or the global one)
