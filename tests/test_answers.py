@@ -421,6 +421,30 @@ def test_a_later_value_of_the_shape_asked_answers_though_it_holds_fewer_words(me
     assert old in [h.leaf_id for h in result.hits[1:]]
 
 
+def test_before_a_linked_correction_answers_with_the_old_memory_however_few_words_it_holds(
+    memory,
+):
+    """The correction holds the question's words ("address", "behind SSO"); the memory it
+    replaced holds only "Grafana" and scores a fifth of it. The explicit link makes them one
+    fact, so the question about before is answered by the old memory."""
+    save_all(memory, FILLER)
+    save_all(memory, [("2026-03-02", "Grafana alerting posts to the #alerts channel.")])
+    old = memory.save(
+        "Grafana is at http://grafana.rf.internal:3000 (VPN only). Main dashboards: "
+        "'Dispatch API', 'Celery queues', 'Postgres'.",
+        timestamp="2026-03-11T10:00:00",
+    ).leaf_ids[0]
+    new = memory.save(
+        "Grafana moved to https://grafana.rutafleet.io behind Google SSO, no VPN needed; the "
+        "address is the same for everyone and SSO groups decide who sees which dashboard.",
+        replaces="Grafana URL",
+        timestamp="2026-06-18T10:00:00",
+    )
+    assert new.replaced_id == old
+    result = memory.search("what was the Grafana address before we put it behind SSO?")
+    assert result.hits[0].leaf_id == old
+
+
 def test_a_named_persons_move_answers_where_they_live_now(memory):
     """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
     knows marisol::location changed, so it answers, and the old home follows as history."""

@@ -74,6 +74,14 @@ def order_by_time(
     for cand in ranked[1:RESTATE_WINDOW]:
         if _same_document(cand, lead):
             continue
+        if (
+            links.get(cand.ref["id"]) == lead.ref["id"]
+            or links.get(lead.ref["id"]) == cand.ref["id"]
+        ):
+            # linked by replaces / mark_outdated: one fact, by definition, however few of the
+            # question's words the old one holds ("the Grafana address before SSO")
+            group.append(cand)
+            continue
         if cand.adjusted < floor * top and not (
             # a later memory giving the shape asked for ("Go 1.22 now") and telling of a change
             # is the fact's new value though it holds fewer of the question's words
@@ -88,12 +96,6 @@ def order_by_time(
             continue
         if cand.ref.get("project") != lead.ref.get("project"):
             continue  # a project's own value and another project's (or the global one)
-        if (
-            links.get(cand.ref["id"]) == lead.ref["id"]
-            or links.get(lead.ref["id"]) == cand.ref["id"]
-        ):
-            group.append(cand)  # linked by replaces / mark_outdated: one fact, by definition
-            continue
         words = {t for t in query.terms if t in cand.matched}
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
