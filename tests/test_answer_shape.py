@@ -97,6 +97,31 @@ def test_a_saved_phone_number_is_found(memory):
     assert result.best.leaf_id == ids[-1]
 
 
+def test_a_phone_number_in_a_long_text_counts_only_next_to_the_person_asked_about():
+    shapes = shapes_asked("what's Sofía Novoa's phone number?")
+    subject = subject_terms("what's Sofía Novoa's phone number?")
+    short = "Sofía Novoa runs the RED tests at Certilab. Phone: +34 986 000 111."
+    assert holds_shape(short, shapes, subject)  # a short memory is about the person it names
+    plan = (
+        "# CE RED test plan\n\nCoordinator: Sofía Novoa (Certilab), for scheduling and test "
+        "reports; she answers e-mail within a day.\n\n"
+        + "The enclosure is tested separately at another lab in Vigo. " * 6
+        + "\nContact there: Bruno Lemos, +34 986 123 456, mornings only."
+    )
+    assert not holds_shape(plan, shapes, subject)  # Bruno's number, far from Sofía's name
+    assert holds_shape(plan.replace("Bruno Lemos", "Sofía Novoa"), shapes, subject)
+
+
+def test_a_lower_case_tool_with_a_hyphen_and_its_major_version_is_a_version(memory):
+    ids = save_all(
+        memory,
+        [*TEAM, ("2026-03-08", "pre-commit runs ruff, clang-format 17 and cmake-format.")],
+    )
+    result = memory.search("which clang-format version does pre-commit run?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]
+
+
 def test_a_version_never_saved_is_not_found_though_the_host_is_known(memory):
     save_all(memory, TEAM)
     result = memory.search("which Redis version runs on redis-prod-02?")

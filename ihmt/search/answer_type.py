@@ -56,6 +56,10 @@ class AnswerShape:
     # held only next to the subject asked about: version numbers are everywhere in technical
     # notes, and "Ubuntu 24.04" says nothing about which version of Redis runs
     near_subject: bool = False
+    # a person's own value (phone, e-mail): a short memory naming the person is about them, but
+    # in a long text the value must sit close to the name ("Contact: Sofía Novoa, +34 …"), or
+    # it is someone else's
+    personal: bool = False
 
 
 def _cue(pattern: str) -> re.Pattern[str]:
@@ -78,6 +82,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"
         ),
         True,
+        personal=True,
     ),
     AnswerShape(
         "email",
@@ -87,6 +92,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         ),
         re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
         True,
+        personal=True,
     ),
     AnswerShape(
         "ip",
@@ -191,6 +197,10 @@ SHAPES: tuple[AnswerShape, ...] = (
             + _UNITS
             + r")"
             r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"
+            # a tool named in lower case with a hyphen, then its major version: "clang-format
+            # 17", "gz-sim 8"
+            r"|\b[a-z][\w+#]*-[\w.+#-]*[a-z]\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])"
+            r"(?!\s?" + _UNITS + r")"
         ),
         True,
         near_subject=True,
@@ -235,6 +245,8 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
 
 NEAR_BEFORE = 40  # characters before a version (or a handle) where its subject is named
 NEAR_AFTER = 25  # ... or after it ("version 7.2 of Redis")
+PERSONAL_TEXT = 400  # a memory this short is about the person it names: a number in it is theirs
+PERSONAL_BEFORE, PERSONAL_AFTER = 120, 60  # ... in a longer text, the name sits this close
 
 
 def holds_shape(
@@ -247,12 +259,14 @@ def holds_shape(
     with no subject given it counts anywhere."""
     text = text or ""
     for shape in shapes:
-        if not shape.near_subject or not subject:
+        personal = shape.personal and len(text) > PERSONAL_TEXT
+        if not (shape.near_subject or personal) or not subject:
             if shape.holds.search(text):
                 return True
             continue
+        before, after = (PERSONAL_BEFORE, PERSONAL_AFTER) if personal else (NEAR_BEFORE, NEAR_AFTER)
         for match in shape.holds.finditer(text):
-            around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
+            around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
                 return True
     return not shapes
