@@ -122,6 +122,14 @@ def test_a_lower_case_tool_with_a_hyphen_and_its_major_version_is_a_version(memo
     assert result.best.leaf_id == ids[-1]
 
 
+def test_a_question_naming_someone_is_not_about_where_the_user_lives(memory):
+    save_all(memory, [*TEAM, ("2026-03-09", "The user lives in Vigo, near the Alameda.")])
+    result = memory.search("what's Luis Ortega's email address?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+    # the user's own home is still answered from the timeline
+    assert "Vigo" in memory.search("where do I live?").best.content
+
+
 def test_a_version_never_saved_is_not_found_though_the_host_is_known(memory):
     save_all(memory, TEAM)
     result = memory.search("which Redis version runs on redis-prod-02?")

@@ -145,8 +145,10 @@ def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
         subject_words = set(tokenize(subject.replace("_", " ")))
         if subject == "user":
             others = {s for k in known_keys for s in tokenize(k.partition("::")[0])} - {"user"}
-            if words & others and not words & FIRST_PERSON:
-                continue  # the question names another subject ("staging runs ...")
+            if (words & others or _names_someone(text)) and not words & FIRST_PERSON:
+                # the question names another subject ("staging runs ..."), or someone by name
+                # ("Carlos Pinto's email address" is not where the user lives)
+                continue
         elif subject == "patient":
             if not words & PATIENT_CUES:
                 continue
@@ -154,6 +156,15 @@ def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
             continue
         out.append(FactQuestion(key=key, year=year))
     return out
+
+
+# a capitalised word after the first one ("Carlos", "Berlin"), the words of a question aside
+_NAMED = re.compile(r"(?<=[\w,;:?!'’)]\s)[A-ZÁÉÍÓÚÑ][\w'’-]+")
+_NOT_NAMES = {"I", "I'm", "I’m", "I've", "I’ve"}
+
+
+def _names_someone(text: str) -> bool:
+    return any(m.group() not in _NOT_NAMES for m in _NAMED.finditer(text[:2000]))
 
 
 def folded(text: str) -> str:
