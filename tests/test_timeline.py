@@ -268,6 +268,7 @@ def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -
         "He is based in Hamburg",
         "FitZona moved to Vercel last week",
         "The standup moved to Tuesdays",
+        "muro's staging database is a separate Postgres on pg-muro-stg",
     ],
 )
 def test_negations_and_non_facts_are_not_extracted(text: str) -> None:

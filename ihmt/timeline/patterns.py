@@ -139,6 +139,10 @@ _PLACE_NAME = r"(?-i:(?=[A-ZÁÉÍÓÚÑ]))"
 # the place left, in "moved from Vigo to Pontevedra": one or two words
 _OLD_PLACE = r"[^\s,;.()]{1,40}(?:[ ][^\s,;.()]{1,40})?"
 
+# "muro's staging database is a separate Postgres" is one service's staging, not staging's
+# database: an environment owned by something else is not the environment itself
+_NOT_OWNED = r"(?<!['’]s )(?<!['’]s\t)(?<!s['’] )"
+
 DEFAULT_PATTERNS: list[FactPattern] = [
     # user::location
     _rule(
@@ -369,7 +373,7 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "environment.platform",
         "environment",
         "database",
-        rf"(?<![\w-])(?P<subject>{_ENVS}){_W}{_ENV_VERBS}{_W}",
+        rf"(?<![\w-]){_NOT_OWNED}(?P<subject>{_ENVS}){_W}{_ENV_VERBS}{_W}",
         "env",
         ("staging", "prod", "dev", "desarrollo"),
     ),
@@ -377,7 +381,7 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "environment.database",
         "environment",
         "database",
-        rf"(?<![\w-])(?P<subject>{_ENVS}){_W}(?:db|database){_W}is{_W}(?:now{_W})?",
+        rf"(?<![\w-]){_NOT_OWNED}(?P<subject>{_ENVS}){_W}(?:db|database){_W}is{_W}(?:now{_W})?",
         "env",
         ("staging", "prod", "dev", "desarrollo"),
     ),
