@@ -445,6 +445,48 @@ def test_before_a_linked_correction_answers_with_the_old_memory_however_few_word
     assert result.hits[0].leaf_id == old
 
 
+def test_before_a_change_answers_with_an_older_memory_far_down_the_list(memory):
+    """ "what was the Redis host before the May migration?": the migration note and the
+    runbook hold every word of it; the memory of the old host holds only "Redis" and ranks
+    below many others about Redis. The leader tells of a change, so one more look among
+    older memories finds the state before it."""
+    save_all(memory, FILLER)
+    old = save_all(
+        memory,
+        [
+            (
+                "2026-03-04",
+                "Production Redis is a single VM, redis-01.rf.internal:6379; it is "
+                "both the Celery broker and the Django cache.",
+            ),
+        ],
+    )[0]
+    save_all(
+        memory,
+        [
+            (
+                f"2026-03-1{day}",
+                f"Redis tip {day}: the Redis CLI on laptops talks to Redis in "
+                "Docker, never to production Redis.",
+            )
+            for day in range(6)
+        ],
+    )
+    new = save_all(
+        memory,
+        [
+            (
+                "2026-05-12",
+                "Redis migration done (12 May): the Celery broker now runs on host "
+                "redis-prod-02.rf.internal:6379; the Django cache moved with it.",
+            ),
+        ],
+    )[0]
+    result = memory.search("what was the Redis host before the May migration?")
+    assert [h.leaf_id for h in result.hits[:2]] == [old, new]
+    assert not result.ambiguous
+
+
 def test_a_named_persons_move_answers_where_they_live_now(memory):
     """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
     knows marisol::location changed, so it answers, and the old home follows as history."""

@@ -40,7 +40,13 @@ from .bm25 import idf, score_counts
 from .intent import asks_history, history_cue_at, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
-from .restatement import RESTATE_WINDOW, order_by_time, prefer_earlier
+from .restatement import (
+    EARLIER_DESCENT,
+    RESTATE_WINDOW,
+    find_earlier,
+    order_by_time,
+    prefer_earlier,
+)
 from .supersession import asked_statement, changes_statement
 from .unknown_names import (
     named_terms,
@@ -221,7 +227,22 @@ class SearchEngine:
             answers_shape,
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
-            ranked = prefer_earlier(ranked, query, full_idf)
+            earlier = prefer_earlier(ranked, query, full_idf)
+            if earlier and ranked and earlier[0] is ranked[0]:
+
+                def descend(weights: dict, keep) -> list:
+                    def kept(ref: dict) -> bool:
+                        return keep(ref) and (leaf_filter is None or leaf_filter(ref))
+
+                    found = self.navigator.descend(weights, avgdl, EARLIER_DESCENT, root, kept)
+                    return found.candidates
+
+                def rarity(words: set[str]) -> dict[str, float]:
+                    dfs = self.catalog.document_frequencies(words)
+                    return {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
+
+                earlier = find_earlier(earlier, query, full_idf, self._content_of, descend, rarity)
+            ranked = earlier
         elif not history and not years_or_months(query.text) and as_question:
             ranked = self._follow_change(
                 ranked, full_idf, n, avgdl, root, leaf_filter, answers_shape

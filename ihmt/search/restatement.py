@@ -260,3 +260,64 @@ def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
         return ranked
     chosen = max(older, key=lambda c: c.adjusted)
     return [chosen] + [c for c in ranked if c is not chosen]
+
+
+EARLIER_DESCENT = 10  # older memories read for the state before a change the leader tells of
+
+
+def find_earlier(
+    ranked: list,
+    query,
+    full_idf: dict,
+    content_of: Callable[[Candidate], str],
+    descend: Callable[[dict[str, float], Callable[[dict], bool]], list],
+    rarity: Callable[[set[str]], dict[str, float]] | None = None,
+) -> list:
+    """A question about before whose leader tells of the change ("Redis moved to ElastiCache
+    in May") and no older memory among the leading ones: the state before it is an older
+    memory about the subject, which ranks far below the memories about the change. One more
+    descent, for the subject's words (those before the history cue, "what was the Redis
+    host"), among saved memories of the same project dated before the leader; the best one
+    holding what the question names and sharing the change's other words answers, the
+    leader follows as what changed."""
+    if not ranked or getattr(ranked[0], "pinned", False):
+        return ranked
+    lead = ranked[0]
+    lead_date = lead.ref.get("date") or ""
+    # (a stored document tells of changes at length and answers "originally" itself)
+    if not lead_date or not _saved_memory(lead) or not tells_change(content_of(lead)):
+        return ranked
+    cue = history_cue_at(query.text)
+    head = set(terms(query.text[:cue])) if cue > 0 else set()
+    subject = {t: full_idf[t] for t in query.terms if t in head and full_idf.get(t, 0.0) > 0}
+    if not subject:
+        return ranked
+
+    def earlier(ref: dict) -> bool:
+        return (
+            (ref.get("date") or "") < lead_date
+            and (ref.get("source") or "memory") == "memory"
+            and ref.get("project") == lead.ref.get("project")
+        )
+
+    # what the question names ("Redis") must be there; the thing asked of it ("host") is often
+    # only shown ("redis-01.rf.internal"), so the other words need not be
+    # ("lobbyd", spelled as no name, is the subject's rarest word)
+    named = {t for _, words in named_terms(query.text[:cue]) for t in words} & set(subject)
+    named = named or {max(subject, key=lambda t: (subject[t], t))}
+    found = [c for c in descend(subject, earlier) if named <= set(c.ref.get("tf") or ())]
+    # the state before the change shares the change's other words (its service, its host
+    # names), not just the question's; each weighed by its rarity ("production" says little)
+    words = set(lead.ref.get("tf") or ()).union(*(set(c.ref.get("tf") or ()) for c in found))
+    weights = rarity(words) if rarity and found else {}
+    for cand in found:
+        if _overlap(lead, cand, set(query.all_terms), weights) < HISTORY_OVERLAP:
+            continue
+        present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
+        older = present or cand
+        older.adjusted = max(getattr(older, "adjusted", 0.0), lead.adjusted)
+        older.coverage = max(getattr(older, "coverage", 0.0), lead.coverage)
+        older.matched = set(getattr(older, "matched", set())) | lead.matched
+        lead.restated = True  # the change, listed after the state it changed: no rival
+        return [older] + [c for c in ranked if c is not older]
+    return ranked
