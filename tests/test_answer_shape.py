@@ -63,6 +63,7 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "how many simulated users did lobbyd handle in the load test?",  # the verb
         "in the cost review, what share of bytes billed came from raw tables?",  # a topic
         "if I re-send a charge to the card processor, should the token change?",  # a payment
+        "what was our APM trace sampling before we cut it for cost?",  # a reason
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):

@@ -86,6 +86,18 @@ def test_a_plural_or_a_shortened_name_is_known(memory):
     assert memory.search("where do Prom alerts go?").best.leaf_id == ids[1]
 
 
+def test_a_long_name_is_known_by_its_initials():
+    """A memory saying "LCP" knows "Largest Contentful Paint"; two words give two letters,
+    which would match too much, so "Tomás Vergara" is not known by "tv"."""
+    question = "what's our Largest Contentful Paint goal on mobile?"
+    names = named_terms(question)
+    assert "lcp" in terms_to_count(names)
+    assert unknown_names(question, names, {"lcp": 2}) == []
+    assert unknown_names(question, names, {}) != []
+    two = named_terms("which city is Tomás Vergara based in?")
+    assert unknown_names("which city is Tomás Vergara based in?", two, {"tv": 4}) != []
+
+
 def test_one_known_alternative_is_enough(memory):
     ids = save_all(memory, NOTES)
     result = memory.search("do we use Redis or Memcached for sessions?")

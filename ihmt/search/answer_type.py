@@ -113,8 +113,9 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "price",
         _cue(
-            # "the cost review", "cost savings": a topic, not the value asked
-            r"cost(?! (?:review|reviews|report|reports|savings?|cuts?|center|centre|centers"
+            # "the cost review", "cost savings": a topic, not the value asked; "cut it for
+            # cost", "to reduce cost": a reason
+            r"(?<!for )(?<!cut )(?<!reduce )(?<!save )cost(?! (?:review|reviews|report|reports|savings?|cuts?|center|centre|centers"
             r"|allocation|explorer|dashboard|optimi[sz]ation)\b)"
             # "a charge" is also a card payment ("re-send a charge to the processor"): only
             # a charge with a kind of price, or "how much ... charge", asks for an amount

@@ -120,7 +120,16 @@ def terms_to_count(names: list[Name]) -> set[str]:
     """The terms whose memory counts decide whether ``names`` are known (each term, and
     without a plural "s": "A100s" is known when "a100" is)."""
     wanted = {t for _, named in names for t in named}
-    return wanted | {t[:-1] for t in wanted if t.endswith("s") and len(t) > 3}
+    initials = {initials_of(surface) for surface, _ in names} - {""}
+    return wanted | initials | {t[:-1] for t in wanted if t.endswith("s") and len(t) > 3}
+
+
+def initials_of(surface: str) -> str:
+    """The acronym a name of three words or more is written as ("Largest Contentful Paint"
+    -> "lcp"): a memory saying "LCP" knows the name. "" for shorter names, whose two letters
+    would match too much."""
+    words = [w for w in re.split(r"[\s-]+", surface) if w[:1].isalpha()]
+    return "".join(w[0] for w in words).lower() if len(words) >= 3 else ""
 
 
 def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> list[Name]:
@@ -131,7 +140,11 @@ def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> l
     def known(term: str) -> bool:
         return bool(dfs.get(term, 0) or (term.endswith("s") and dfs.get(term[:-1], 0)))
 
-    unknown = [name for name in names if not any(known(t) for t in name[1])]
+    unknown = [
+        name
+        for name in names
+        if not any(known(t) for t in name[1]) and not known(initials_of(name[0]))
+    ]
     if not unknown:
         return []
     if len(unknown) < len(names) and _ALTERNATIVES.search(question or ""):
