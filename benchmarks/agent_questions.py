@@ -62,6 +62,10 @@ SETS = {
     # web team and a warehouse-robot startup, committed before their first run, which
     # measures that session's code (and the code it started from) at first sight
     "blind7": ["salaberry", "aranguren"],
+    # and two more the same session, committed before their first run, which measures the
+    # code of that session after blind7 had become seen: an e-learning backend team in
+    # Medellín and a legal-tech SaaS in Madrid
+    "blind8": ["zuluaga", "benitez"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
