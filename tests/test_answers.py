@@ -487,6 +487,46 @@ def test_before_a_change_answers_with_an_older_memory_far_down_the_list(memory):
     assert not result.ambiguous
 
 
+def test_a_clue_describing_the_person_picks_the_memory_naming_them_in_full(memory):
+    """ "Ana from SRE": the answer says "Ana Beltrán is on holiday" and never "SRE"; another
+    memory ("Ana Beltrán (SRE) prefers Slack DMs") tells which Ana that is. Before, the clue
+    lifted the memories holding "Ana" and "SRE" over the answer and the question ended NOT
+    FOUND; now the surname joins the clue and the holiday memory answers."""
+    save_all(memory, FILLER)
+    ids = save_all(
+        memory,
+        [
+            ("2026-01-10", "Platform/SRE team: Marc Puig (lead), Ana Beltrán, Pau Roca, Nerea."),
+            ("2026-01-16", "Ana Beltrán (SRE) prefers Slack DMs to calls before 9:30."),
+            ("2026-01-19", "Ana Kowalski is the product manager for the ledger service."),
+            ("2026-02-17", "Ana Beltrán is on holiday 23-27 March; Pau covers Vault."),
+            ("2026-03-02", "Ana Kowalski is on holiday 6-10 April, back for the ledger review."),
+        ],
+    )
+    result = memory.search("When is Ana on holiday?", clue="Ana from SRE")
+    assert not result.not_found and not result.ambiguous
+    assert result.best.leaf_id == ids[3]
+
+
+def test_a_clue_links_no_surname_when_the_memories_disagree():
+    from ihmt.search.clue import linked_name_terms
+    from ihmt.search.navigator import Candidate
+    from ihmt.text.tokenize import term_counts
+
+    def cand(text):
+        return Candidate({"id": text[:8], "tf": term_counts(text)}, [], 1.0), text
+
+    one = [cand("Ana Beltrán (SRE) prefers Slack DMs.")]
+    two = one + [cand("Ana Kowalski joined the SRE rota in May.")]
+    content = {c.ref["id"]: text for c, text in two}
+    read = lambda c: content[c.ref["id"]]  # noqa: E731
+    clue = ["sr"]
+    assert linked_name_terms("When is Ana on holiday?", clue, [c for c, _ in one], read) == [
+        "beltran"
+    ]
+    assert linked_name_terms("When is Ana on holiday?", clue, [c for c, _ in two], read) == []
+
+
 def test_a_named_persons_move_answers_where_they_live_now(memory):
     """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
     knows marisol::location changed, so it answers, and the old home follows as history."""

@@ -37,6 +37,7 @@ from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
+from .clue import linked_name_terms
 from .intent import asks_history, history_cue_at, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
@@ -62,6 +63,7 @@ COMMON_SHARE = 0.05
 STRAY_WORDS = 1  # a stray match shares at most this many (common) words with the question
 CLUE_BOOST = 1.6
 CLUE_DEMOTE = 0.7
+CLUE_FIT = 0.3  # ... among candidates covering this share of the best coverage of the question
 OUTDATED_FACTOR = 0.5
 YEAR_BOOST = 1.5
 RECENCY_TIE = 1e-6
@@ -196,6 +198,10 @@ class SearchEngine:
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
+        if query.clue_terms and as_question:
+            # "Ana from SRE": the surname another memory gives that Ana joins the clue
+            linked = linked_name_terms(query.text, query.clue_terms, candidates, self._content_of)
+            query.clue_terms = query.clue_terms + linked
         ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
@@ -326,11 +332,25 @@ class SearchEngine:
             cand.matched = {t for t in query.all_terms if t in tf}
             matched_q = [t for t in query.terms if t in tf]
             cand.coverage = sum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
+        # a clue picks among the memories that answer the question: one that matches the clue
+        # but holds little of the question ("Ana Beltrán (SRE) prefers Slack" for "when is Ana
+        # on holiday?" + "Ana from SRE") is about the clue, not an answer
+        fit = CLUE_FIT * max((c.coverage for c in cands), default=0.0)
+        answering_clue = any(
+            c.coverage >= fit and any(t in c.ref["tf"] for t in query.clue_terms) for c in cands
+        )
+        for cand in cands:
+            tf = cand.ref["tf"]
             score = cand.score
             if query.clue_terms:
-                has_q = bool(matched_q) or not query.terms
+                answers = cand.coverage >= fit or not query.terms
                 has_c = any(t in tf for t in query.clue_terms)
-                score *= CLUE_BOOST if has_q and has_c else CLUE_DEMOTE
+                if answers and has_c:
+                    score *= CLUE_BOOST
+                elif answers and not answering_clue:
+                    pass  # no answer matches the clue: it cannot pick, the question decides
+                else:
+                    score *= CLUE_DEMOTE
             date = cand.ref.get("date") or ""
             in_year = bool(years) and date[:4].isdigit() and int(date[:4]) in years
             if in_year:
