@@ -527,6 +527,22 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
     assert linked_name_terms("When is Ana on holiday?", clue, [c for c, _ in two], read) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Default retention cut to 60 days after matter closure.",
+        "The beta milestone slipped to September 29.",
+        "The trial was extended by two weeks.",
+        "Go-live postponed to 6 July.",
+    ],
+)
+def test_words_telling_of_a_change(text):
+    from ihmt.search.restatement import tells_change
+
+    assert tells_change(text)
+    assert not tells_change("Default retention: contracts are deleted 90 days after closure.")
+
+
 def test_a_named_persons_move_answers_where_they_live_now(memory):
     """ "Marisol moved to Atlántida" shares only her name with the question; the timeline
     knows marisol::location changed, so it answers, and the old home follows as history."""

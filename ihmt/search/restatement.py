@@ -204,6 +204,7 @@ CHANGE_SHARE = 0.8  # ... holding this share of the question words the leader ho
 _CHANGE_RE = re.compile(
     r"(?<![\w-])(?:now|no longer|anymore|moved|migrated|switched|upgraded|downgraded|bumped|"
     r"raised|lowered|increased|reduced|resized|renamed|replaced|changed|instead|from now on|"
+    r"cut to|down to|extended|shortened|postponed|pushed back|brought forward|slipped|"
     r"since|ahora|ya|ya no|pasa a|pasó a|cambiad[oa]|cambió|movid[oa]|sustituid[oa])(?![\w-])",
     re.IGNORECASE,
 )
