@@ -66,6 +66,10 @@ SETS = {
     # code of that session after blind7 had become seen: an e-learning backend team in
     # Medellín and a legal-tech SaaS in Madrid
     "blind8": ["zuluaga", "benitez"],
+    # and two more at the end of that session, committed before their first run, which
+    # measures the session's final code: a city museum's digital team in Santiago de Chile
+    # and a freelance developer in Quito (an open-source CLI, a client app, a home lab)
+    "blind9": ["ibarra", "castellanos"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
