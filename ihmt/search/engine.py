@@ -235,19 +235,7 @@ class SearchEngine:
         if history and not year_mentions(query.text) and not months_asked(query.text):
             earlier = prefer_earlier(ranked, query, full_idf)
             if earlier and ranked and earlier[0] is ranked[0]:
-
-                def descend(weights: dict, keep) -> list:
-                    def kept(ref: dict) -> bool:
-                        return keep(ref) and (leaf_filter is None or leaf_filter(ref))
-
-                    found = self.navigator.descend(weights, avgdl, EARLIER_DESCENT, root, kept)
-                    return found.candidates
-
-                def rarity(words: set[str]) -> dict[str, float]:
-                    dfs = self.catalog.document_frequencies(words)
-                    return {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
-
-                earlier = find_earlier(earlier, query, full_idf, self._content_of, descend, rarity)
+                earlier = self._find_earlier(earlier, query, full_idf, n, avgdl, root, leaf_filter)
             ranked = earlier
         elif not history and not years_or_months(query.text) and as_question:
             ranked = self._follow_change(
@@ -430,6 +418,22 @@ class SearchEngine:
             lead.changed_by = newer
             return [newer] + [c for c in ranked if c is not newer]
         return ranked
+
+    def _find_earlier(self, ranked: list, query, full_idf: dict, n, avgdl, root, leaf_filter):
+        """The state before the change the leader tells of, by one more descent among older
+        memories (restatement.find_earlier), within the search's own scope."""
+
+        def descend(weights: dict, keep) -> list:
+            def kept(ref: dict) -> bool:
+                return keep(ref) and (leaf_filter is None or leaf_filter(ref))
+
+            return self.navigator.descend(weights, avgdl, EARLIER_DESCENT, root, kept).candidates
+
+        def rarity(words: set[str]) -> dict[str, float]:
+            dfs = self.catalog.document_frequencies(words)
+            return {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
+
+        return find_earlier(ranked, query, full_idf, self._content_of, descend, rarity)
 
     def _prefer_shape(self, cands: list, shapes, subject: frozenset[str]) -> list:
         """Among the leading candidates, one holding the shape of answer asked for (a port, a

@@ -81,25 +81,14 @@ ATTRIBUTE_CUES: dict[str, set[str]] = {
         "pastillas",
     },
 }
-# Where a named person lives is asked with these; "moved", "home" or "address" alone also
-# ask where a thing went ("before the group moved to 8G", "the home storage box")
-PERSON_LOCATION_CUES = {
-    "live",
-    "lives",
-    "living",
-    "lived",
-    "reside",
-    "resides",
-    "based",
-    "city",
-    "town",
+# Where a named person lives is asked with the location cues less those that also ask where
+# a thing went ("before the group moved to 8G", "the home storage box") and the first-person
+# forms, plus the words for a part of a town
+_THING_LOCATION_CUES = {"located", "location", "move", "moved", "home", "address", "domicilio"}
+_THING_LOCATION_CUES |= {"mude", "mudado", "mudamos", "mudanza", "vivo", "vivimos", "resido"}
+PERSON_LOCATION_CUES = (ATTRIBUTE_CUES["location"] - _THING_LOCATION_CUES) | {
     "neighbourhood",
     "neighborhood",
-    "vive",
-    "vives",
-    "vivir",
-    "vivia",
-    "ciudad",
     "barrio",
 }
 # Idioms whose words would cue the wrong attribute: "what do you do for a living" asks about
