@@ -70,6 +70,10 @@ SETS = {
     # measures the session's final code: a city museum's digital team in Santiago de Chile
     # and a freelance developer in Quito (an open-source CLI, a client app, a home lab)
     "blind9": ["ibarra", "castellanos"],
+    # written blind on 2026-12-02 (sixth session; helpers saw only FORMAT.md), committed before
+    # their first run, which measures that session's starting code and its code of the moment:
+    # an indie game studio, a university bioinformatics lab, a city's open-data portal team
+    "blind10": ["ortuzar", "lizarraga", "montoya"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
