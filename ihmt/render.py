@@ -99,7 +99,8 @@ def compact_answer(result: SearchResult, *, full: bool = False) -> str:
     if result.missing_words:
         words = ", ".join(f'"{w}"' for w in result.missing_words)
         lines.append(f"NOTE: no memory contains {words}: check that BEST answers what was asked.")
-    seen = set(best.notices)
+    # a BEST not OUTDATED may still carry a notice: another value it states changed since
+    seen = set(best.notices) if best.outdated else set()
     for notice in result.notices:
         if notice not in seen:
             lines.append(f"NOTICE: {notice}")

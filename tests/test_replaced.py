@@ -134,3 +134,44 @@ def test_a_label_adds_only_the_words_the_text_lacks():
     assert labelled["stag"] == plain["stag"]  # already in the text: not counted twice
     # a label read from a damaged or hostile leaf file is ignored, not an error
     assert leaf_terms(leaf({"about": ["not", "text"]})) == plain
+
+
+BACKUPS = [
+    (
+        "2026-03-18",
+        "PostgreSQL backups: pgBackRest nightly full backups plus WAL archiving to the bucket "
+        "rf-pg-backups; retention 7 days.",
+    ),
+    ("2026-03-20", "Redis runs on cache-01.internal:6379 with AOF persistence."),
+    ("2026-04-02", "The PostgreSQL 15 upgrade is planned for June; backups checked weekly."),
+]
+
+
+def test_a_memory_corrected_on_something_else_still_answers_what_it_states(memory):
+    """The retention changed, not the bucket: the old note answers "which bucket", without
+    OUTDATED, and says that part of it was corrected; the correction answers the retention."""
+    ids = save_all(memory, BACKUPS)
+    new = memory.save(
+        "pgBackRest retention for the PostgreSQL backups raised from 7 to 30 days.",
+        replaces="PostgreSQL backups retention",
+        timestamp="2026-07-28T10:00:00",
+    )
+    assert new.replaces_status == "linked" and new.replaced_id == ids[0]
+    bucket = memory.search("which bucket do the Postgres backups go to?")
+    assert bucket.best.leaf_id == ids[0]
+    assert not bucket.best.outdated
+    assert any("PARTLY CORRECTED" in n for n in bucket.best.notices)
+    retention = memory.search("what's the Postgres backup retention now?")
+    assert retention.best.leaf_id == new.leaf_ids[0]
+
+
+def test_a_correction_naming_what_is_asked_answers_it(memory):
+    ids = save_all(memory, BACKUPS)
+    new = memory.save(
+        "PostgreSQL backups now go to the bucket rf-pg-backups-v2 (the old one was full).",
+        replaces="PostgreSQL backups bucket",
+        timestamp="2026-07-28T10:00:00",
+    )
+    assert new.replaced_id == ids[0]
+    result = memory.search("which bucket do the Postgres backups go to?")
+    assert result.best.leaf_id == new.leaf_ids[0]

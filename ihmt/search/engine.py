@@ -38,7 +38,7 @@ from ..tree.refs import leaf_ref
 from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
-from .intent import asks_history, history_cue_at, months_asked
+from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
 from .navigator import Candidate, Navigator
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import (
@@ -195,6 +195,13 @@ class SearchEngine:
             result.set_reason("no_match")
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
+        # a memory corrected on something else than what is asked still answers it
+        untouched = self._untouched_by_correction(candidates, query, time)
+        if untouched:
+            answering = answering | untouched
+            links = {o: nw for o, nw in time.replaced_by.items() if o not in untouched}
+        else:
+            links = time.replaced_by
         common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
@@ -202,7 +209,9 @@ class SearchEngine:
             # "Ana from SRE": the surname another memory gives that Ana joins the clue
             linked = linked_name_terms(query.text, query.clue_terms, candidates, self._content_of)
             query.clue_terms = query.clue_terms + linked
-        ranked = self._rerank(candidates, query, full_idf, time, boost, answering, history)
+        ranked = self._rerank(
+            candidates, query, full_idf, time, boost, answering, history, untouched
+        )
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
         if history:
@@ -215,7 +224,7 @@ class SearchEngine:
         if shapes:
             ranked = self._prefer_shape(ranked, shapes, subject)
         ranked = self._inject_facts(ranked, facts, query)
-        ranked = self._pull_replacements(ranked, time, history)
+        ranked = self._pull_replacements(ranked, links, history)
         answers_shape = None
         if shapes:
 
@@ -227,7 +236,7 @@ class SearchEngine:
             query,
             full_idf,
             history,
-            time.replaced_by,
+            links,
             self._idf_of(ranked, n),
             self._content_of,
             answers_shape,
@@ -243,7 +252,7 @@ class SearchEngine:
             )
         hits = []
         for cand in ranked[:top_k]:
-            hit = self._hit(cand, time, answering)
+            hit = self._hit(cand, time, answering, untouched)
             if hit is None:
                 if self._denied(cand.ref["id"]):
                     denied.add(cand.ref["id"])
@@ -311,6 +320,7 @@ class SearchEngine:
         boost=None,
         answering: frozenset[str] | set[str] = frozenset(),
         history: bool = False,
+        untouched: frozenset[str] | set[str] = frozenset(),
     ) -> list:
         years = set(year_mentions(query.text))
         months = months_asked(query.text) if history else set()
@@ -345,7 +355,7 @@ class SearchEngine:
                 score *= YEAR_BOOST
             elif history:
                 pass  # an earlier state is asked for: a corrected memory may be the answer
-            elif _is_outdated(cand.ref["id"], time, answering):
+            elif _is_outdated(cand.ref["id"], time, answering, untouched):
                 score *= OUTDATED_FACTOR
             if months and date[5:7].isdigit() and int(date[5:7]) in months:
                 score *= MONTH_BOOST
@@ -536,11 +546,37 @@ class SearchEngine:
         front.sort(key=lambda c: -c.adjusted)
         return front + [c for c in ranked if c.ref["id"] in by_id]
 
-    def _pull_replacements(self, ranked: list, time: TimeContext, history: bool = False) -> list:
+    def _untouched_by_correction(self, cands: list, query, time: TimeContext) -> set[str]:
+        """Corrected memories among ``cands`` that state what the question asks for ("which
+        bucket ...") when their correction does not: the backup note whose retention a later
+        memory corrected still answers "which bucket do the backups go to?"."""
+        if not time.replaced_by or asks_now(query.text):
+            return set()
+        asked = asked_attribute(query.text)
+        if not asked:
+            return set()
+        by_id = {c.ref["id"]: c for c in cands}
+        out = set()
+        for cand in cands:
+            new_id = time.replaced_by.get(cand.ref["id"])
+            if not new_id or not asked <= set(cand.ref["tf"]):
+                continue
+            if new_id in by_id:
+                new_terms = set(by_id[new_id].ref["tf"])
+            else:
+                leaf = self._read_leaf(new_id)
+                if leaf is None:
+                    continue
+                new_terms = set(leaf_ref(leaf)["tf"])
+            if not asked & new_terms:
+                out.add(cand.ref["id"])
+        return out
+
+    def _pull_replacements(self, ranked: list, links: dict, history: bool = False) -> list:
         present = {c.ref["id"] for c in ranked}
         out = []
         for cand in ranked:
-            new_id = time.replaced_by.get(cand.ref["id"])
+            new_id = links.get(cand.ref["id"])
             if new_id and new_id not in present:
                 new = self._candidate_for(new_id, cand)
                 if new is not None:
@@ -553,7 +589,7 @@ class SearchEngine:
         # have ranked before it was marked OUTDATED
         by_id = {c.ref["id"]: c for c in out}
         raised = False
-        for old_id, new_id in time.replaced_by.items():
+        for old_id, new_id in links.items():
             if old_id in by_id and new_id in by_id:
                 old, new = by_id[old_id], by_id[new_id]
                 if old.score > getattr(new, "adjusted", 0.0):
@@ -562,7 +598,7 @@ class SearchEngine:
             out.sort(key=lambda c: (not getattr(c, "pinned", False), -getattr(c, "adjusted", 0.0)))
         # a corrected memory never outranks its correction
         position = {c.ref["id"]: i for i, c in enumerate(out)}
-        for old_id, new_id in time.replaced_by.items():
+        for old_id, new_id in links.items():
             if old_id in position and new_id in position and position[old_id] < position[new_id]:
                 new = out.pop(position[new_id])
                 out.insert(position[old_id], new)
@@ -613,7 +649,11 @@ class SearchEngine:
         return path.exists() and not os.access(path, os.R_OK)
 
     def _hit(
-        self, cand: Candidate, time: TimeContext, answering: frozenset[str] | set[str] = frozenset()
+        self,
+        cand: Candidate,
+        time: TimeContext,
+        answering: frozenset[str] | set[str] = frozenset(),
+        untouched: frozenset[str] | set[str] = frozenset(),
     ) -> Hit | None:
         ref = cand.ref
         content = getattr(cand, "content", None)
@@ -624,7 +664,12 @@ class SearchEngine:
                 return None
             content = leaf.content
         notices = list(time.outdated.get(ref["id"], []))
-        outdated = _is_outdated(ref["id"], time, answering)
+        outdated = _is_outdated(ref["id"], time, answering, untouched)
+        if ref["id"] in untouched:
+            notices = [
+                f"PARTLY CORRECTED: {time.replaced_by[ref['id']]} later corrected part of this "
+                "memory, not what was asked"
+            ]
         newer = getattr(cand, "changed_by", None)
         if newer is not None:
             outdated = True
@@ -796,11 +841,17 @@ def _surface_words(text: str, wanted: set[str]) -> list[str]:
     return out[:8]
 
 
-def _is_outdated(leaf_id: str, time: TimeContext, answering: frozenset[str] | set[str]) -> bool:
+def _is_outdated(
+    leaf_id: str,
+    time: TimeContext,
+    answering: frozenset[str] | set[str],
+    untouched: frozenset[str] | set[str] = frozenset(),
+) -> bool:
     """Replaced by the user, or stating a fact that changed since, unless it holds the very
-    value the question asks for."""
+    value the question asks for (a replaced one: unless its correction is about something else
+    than what is asked)."""
     if leaf_id in time.replaced_by:
-        return True
+        return leaf_id not in untouched
     return leaf_id in time.outdated and leaf_id not in answering
 
 

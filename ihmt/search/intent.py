@@ -58,6 +58,47 @@ def asks_history(text: str) -> bool:
     return bool(months_asked(text) and _PAST_VERB_RE.search(folded))
 
 
+# "now", "these days", "ahora": the question expects the value may have changed
+_NOW_RE = re.compile(
+    r"(?<![a-z])(?:now|currently|current|these days|at the moment|right now|nowadays|latest|"
+    r"still|ahora|actualmente|actual|hoy en dia|todavia|ya)(?![a-z])"
+)
+
+
+def asks_now(text: str) -> bool:
+    """True when the question says it wants the present value of something that changes."""
+    return bool(_NOW_RE.search(fold(text or "")[:2000]))
+
+
+# "which bucket do ...", "what's the staging DB host?", "qué versión ...": the thing asked
+_WH_HEAD = re.compile(
+    r"(?<![a-z])(?:what|which|que|cual|cuales)(?:'s|’s| is| are| was| were| es| son| era)?"
+    r"(?: (?:the|our|a|an|el|la|los|las|de|del))?"
+    r"((?: [a-z0-9][\w.+#/-]*){1,4}?)"
+    r"(?= (?:do|does|did|is|are|was|were|has|have|had|will|would|can|could|should|runs?|"
+    r"for|of|on|in|at|to|from|with|we|i|you|they|it|usa|usan|tiene|tienen|corre|esta|estan|"
+    r"hay|se|de|del|en|para|con)\b|\s*[?¿.!]|$)"
+)
+# verbs that end such a head ("what's the prod cluster called?"): not the thing asked
+_HEAD_VERBS = frozenset(
+    "called named used using running set configured deployed hosted located stored kept happened "
+    "happens happen changed broke failed".split()
+)
+
+
+def asked_attribute(text: str) -> frozenset[str]:
+    """The terms of the thing a what/which question asks for: "which bucket do the Postgres
+    backups go to?" -> {"bucket"}; "what's the prod k8s cluster called?" -> {"cluster"}.
+    Empty when the question opens otherwise ("where", "how long") or names no such thing."""
+    from ..text.tokenize import terms
+
+    match = _WH_HEAD.search(fold(text or "")[:300])
+    if not match:
+        return frozenset()
+    words = [w for w in match.group(1).split() if w not in _HEAD_VERBS]
+    return frozenset(terms(words[-1])) if words else frozenset()
+
+
 def history_cue_at(text: str) -> int:
     """Where the history cue starts in ``text`` ("... before the move" -> the index of
     "before"), or -1. Folding keeps every character's position, so the index fits ``text``."""

@@ -1,0 +1,52 @@
+"""What a question asks about time and which thing it asks for (search/intent.py): read from
+its cue words only."""
+
+from __future__ import annotations
+
+import pytest
+
+from ihmt.search.intent import asked_attribute, asks_now
+from ihmt.text.tokenize import terms
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute"),
+    [
+        ("which bucket do the Postgres backups go to?", "bucket"),
+        ("what's the prod k8s cluster called?", "cluster"),
+        ("what's the staging DB host?", "host"),
+        ("what instance class is the prod Postgres on RDS?", "class"),
+        ("which LXC is Gitea running in?", "LXC"),
+        ("¿qué versión de Node usa el backend?", "versión"),
+        ("¿cuál es el puerto del servidor?", "puerto"),
+    ],
+)
+def test_the_thing_a_what_or_which_question_asks_for(question, attribute):
+    assert asked_attribute(question) == frozenset(terms(attribute))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "where is the NAS mounted?",
+        "how long is the retention?",
+        "deploys billing",
+        "what happened?",
+    ],
+)
+def test_other_questions_name_no_such_thing(question):
+    assert asked_attribute(question) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "now"),
+    [
+        ("what's the staging DB host now?", True),
+        ("which broker do we use at the moment?", True),
+        ("¿qué versión usa ahora?", True),
+        ("which bucket do the backups go to?", False),
+        ("what did we know before?", False),
+    ],
+)
+def test_a_question_that_asks_for_the_present_value(question, now):
+    assert asks_now(question) is now
