@@ -293,7 +293,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         from .text.dates import normalize_timestamp  # here: the read path never needs it
 
         before = normalize_timestamp(timestamp) or "" if timestamp else ""
-        chosen, ranked = choose_replaced(result.hits, self._term_weights(content), before, content)
+        chosen, ranked = choose_replaced(result.hits, self.term_weights(content), before, content)
         if chosen is not None:
             report.replaces_status = "linked"
             return chosen.leaf_id
@@ -307,14 +307,16 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         ]
         return None
 
-    def _term_weights(self, text: str) -> dict[str, float]:
-        """The terms of ``text`` with their rarity in this memory (idf)."""
+    def term_weights(self, text: str, min_df: int = 0) -> dict[str, float]:
+        """The terms of ``text`` with their rarity in this memory (idf): a word most memories
+        hold weighs little, one few hold weighs much. ``min_df``: count each word as held by at
+        least that many memories (1: a word none holds weighs as one a single memory holds)."""
         words = set(terms(text))
         if not words:
             return {}
         n, _ = self.catalog.corpus_stats()
         dfs = self.catalog.document_frequencies(words)
-        return {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
+        return {t: idf(max(dfs.get(t, 0), min_df), max(n, 1)) for t in words}
 
     def mark_outdated(self, old_id: str, new_id: str) -> str:
         """Flag ``old_id`` as corrected by ``new_id``; returns the notice."""

@@ -434,3 +434,20 @@ def test_once_one_memory_answers_others_about_the_name_holding_some_words_come_a
     assert "made a blue bowl" in ctx  # holds "pottery" and "class": it qualifies the prompt
     assert "how to glaze" in ctx  # holds only "pottery": alone it would not, as a companion yes
     assert "adoption paperwork" not in ctx  # about Caroline but holds none of the words
+
+
+def test_rare_words_decide_who_a_question_is_about(people):
+    """Melanie's memory holds "kids" and "lake", words many memories hold; only Caroline's
+    holds "charity race". Counted word by word both hold two of the question's words; weighed
+    by rarity the question is about Caroline's race, so Melanie gets no block."""
+    for text, when in (
+        ("Caroline: I ran the charity race downtown for mental health.", "2023-05-20"),
+        ("Melanie: I took the kids to the lake on Sunday.", "2023-06-01"),
+        ("Caroline: The kids at the shelter loved the lake trip.", "2023-06-05"),
+        ("Melanie: My kids swim in the lake every summer.", "2023-06-20"),
+    ):
+        people.save(text, timestamp=when)
+    assert people.prompt_recall("Did Melanie take her kids to the lake for the charity race?") == ""
+    assert "charity race" in people.prompt_recall(
+        "Did Caroline take her kids to the lake for the charity race?"
+    )

@@ -29,9 +29,10 @@ RECALL_CONFIDENCE = 0.5
 RECALL_COVERAGE = 0.5
 RELATIVE_SCORE = 0.6  # further memories must score this share of the best one
 PROMPT_HITS = 3
-# a prompt that names something: a memory about it must hold this share of the prompt's other
-# words, and no memory about something else may hold more (calibrated on benchmarks/hooks.py)
-NAMED_COVERAGE = 0.4
+# a prompt that names something: a memory about it must hold this share of the weight of the
+# prompt's other words (each weighted by its rarity), and no memory about something else may
+# hold more (calibrated on benchmarks/hooks.py)
+NAMED_COVERAGE = 0.3
 NAMED_HITS = 5  # memories about a name are short and specific: a few more fit the budget
 NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
 NAMED_SCAN = 10  # memories looked at to find the ones about the name and the ones not
@@ -118,17 +119,21 @@ def _mentions(content: str, names: list[str]) -> bool:
     return any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names)
 
 
-def _named_hits(result, text: str, names: list[str]) -> list:
+def _named_hits(result, text: str, names: list[str], weights: dict[str, float]) -> list:
     """The hits about the prompt's names, when one of them holds enough of the prompt's other
     words, or [] when a memory about something else holds those words better (the wrong
-    person was asked about). The others about the name come along when they hold some."""
+    person was asked about). The others about the name come along when they hold some.
+    ``weights``: each word's rarity; "the charity race" tells the memory apart, "did" and
+    "realize" hardly do."""
     name_terms = {t for n in names for t in terms(n)}
     rest = [
         t for t in dict.fromkeys(terms(text)) if t not in name_terms and not _DATE_WORDS.match(t)
     ]
+    total = sum(weights.get(t, 1.0) for t in rest)
 
     def share(hit) -> float:  # a prompt of names only ("When was Jon in Rome?") asks about them
-        return len(set(hit.matched_terms) & set(rest)) / len(rest) if rest else 1.0
+        held = set(hit.matched_terms) & set(rest)
+        return sum(weights.get(t, 1.0) for t in held) / total if total > 0 else 1.0
 
     about = [h for h in result.hits if is_about(h.content, names)]
     others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
@@ -168,7 +173,12 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
     if result.best is None or result.not_found:
         return ""
     names = prompt_names(text)
-    hits = _named_hits(result, text, names) if names else _confident_hits(result, text)
+    if names:
+        # a word no memory holds weighs as one a single memory holds: it tells no memory
+        # apart, and "went" for "go" must not outweigh the words the memories do hold
+        hits = _named_hits(result, text, names, memory.term_weights(text, min_df=1))
+    else:
+        hits = _confident_hits(result, text)
     if not hits:
         return ""
     body = []
