@@ -354,3 +354,11 @@ def test_a_price_is_held_with_its_currency_before_or_after_the_amount(text):
     shapes = tuple(s for s in shapes_asked("how much does it cost?") if s.name == "price")
     assert holds_shape(text, shapes)
     assert not holds_shape("PostgreSQL 16.3 on pg-prod-01, 4.5 TB of data.", shapes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the restic timer now fires at 03:15. The old time overlapped", "standup at 9:30."],
+)
+def test_a_time_that_ends_a_sentence_is_a_time(text):
+    assert holds_shape(text, shapes_asked("what time does the backup kick off?"))

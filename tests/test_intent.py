@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ihmt.search.intent import asked_attribute, asks_now
+from ihmt.search.intent import asked_attribute, asks_history, asks_now
 from ihmt.text.tokenize import terms
 
 
@@ -50,3 +50,19 @@ def test_other_questions_name_no_such_thing(question):
 )
 def test_a_question_that_asks_for_the_present_value(question, now):
     assert asks_now(question) is now
+
+
+@pytest.mark.parametrize(
+    ("question", "history"),
+    [
+        ("who do I check with before renaming the release artifacts?", False),
+        ("how long do we wait before escalating a SEV1?", False),
+        ("¿quién tiene que revisar los cambios antes de mergear?", False),
+        ("where did Camila live before moving to the coast?", True),
+        ("how did we merge PRs before switching to rebase?", True),
+        ("what did we use before the migration?", True),
+        ("which broker before the upgrade?", True),
+    ],
+)
+def test_before_a_step_is_no_earlier_state_unless_the_question_is_in_the_past(question, history):
+    assert asks_history(question) is history

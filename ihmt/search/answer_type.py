@@ -140,7 +140,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora"
         ),
         re.compile(
-            r"(?<![\d.:])\d{1,2}[:.h]\d{2}(?![\d.:])|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
+            r"(?<![\d.:])\d{1,2}[:.h]\d{2}(?!\d|[.:]\d)|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
             r"|(?i:\bnoon\b|\bmidnight\b|mediod[ií]a|medianoche|\ba las \d)"
         ),
         True,
@@ -177,7 +177,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"(?i:\b(?:" + _MONTHS + r"|" + _WEEKDAYS + r")\b)|\d{4}-\d{2}-\d{2}"
             r"|(?<!\d)\d{1,2}/\d{1,2}(?!\d)|\b(?:Q[1-4]|H[12])\b|\b20\d\d\b"
             r"|(?i:\b(?:today|tomorrow|tonight|weekly|daily|monthly|yearly|every|hoy|manana|cada)\b)"
-            r"|(?<![\d.:])\d{1,2}[:h]\d{2}(?![\d.:])"
+            r"|(?<![\d.:])\d{1,2}[:h]\d{2}(?!\d|[.:]\d)"
         ),
         False,
     ),

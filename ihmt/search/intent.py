@@ -50,10 +50,29 @@ _IN_MONTH_RE = re.compile(r"(?<![a-z])(?:in|during|en|durante)\s+([a-z]{3,10})(?
 _PAST_VERB_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|era|eran|estaba|fue|tenia)(?![a-z])")
 
 
+# "before renaming", "antes de desplegar": a step that comes first, not an earlier state, when
+# nothing else in the question is in the past ("where did Camila live before moving?" is)
+_BEFORE_ACTION_RE = re.compile(
+    r"\s+(?:\w+ing|de\s+\w+(?:ar|er|ir)(?:lo|la|los|las|le|les|se)?)(?![a-z])"
+)
+_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|used to|era|eran|estaba|fue|tenia)(?![a-z])")
+
+
+def _history_cues(folded: str) -> list[re.Match[str]]:
+    past = bool(_PAST_RE.search(folded))
+    return [
+        match
+        for match in _HISTORY_RE.finditer(folded)
+        if past
+        or match.group(0) not in ("before", "antes")
+        or not _BEFORE_ACTION_RE.match(folded, match.end())
+    ]
+
+
 def asks_history(text: str) -> bool:
     """True when the question asks about an earlier state rather than the present one."""
     folded = fold(text or "")[:2000]
-    if _HISTORY_RE.search(folded):
+    if _history_cues(folded):
         return True
     return bool(months_asked(text) and _PAST_VERB_RE.search(folded))
 
@@ -103,8 +122,8 @@ def history_cue_at(text: str) -> int:
     """Where the history cue starts in ``text`` ("... before the move" -> the index of
     "before"), or -1. Folding keeps every character's position, so the index fits ``text``."""
     folded = fold(text or "")[:2000]
-    match = _HISTORY_RE.search(folded)
-    return match.start() if match and len(folded) == len(text or "") else -1
+    cues = _history_cues(folded)
+    return cues[0].start() if cues and len(folded) == len(text or "") else -1
 
 
 # a season stands for its months (northern hemisphere: the corpora and users are in Europe)
