@@ -175,3 +175,29 @@ def test_a_correction_naming_what_is_asked_answers_it(memory):
     assert new.replaced_id == ids[0]
     result = memory.search("which bucket do the Postgres backups go to?")
     assert result.best.leaf_id == new.leaf_ids[0]
+
+
+def test_a_later_memory_about_another_side_of_the_subject_does_not_answer_which_thing(memory):
+    """No link this time: the later memory restates the CI pipeline with a new duration. It
+    answers how long the pipeline takes now, not which runner it uses: it names no runner."""
+    save_all(
+        memory,
+        [
+            (
+                "2025-10-01",
+                "Continuous integration for etl-dags (GitLab CI, shared runner "
+                "runner-docker-01) runs flake8 and pytest; a pipeline takes about 7 minutes.",
+            ),
+            ("2025-10-03", "The portal's nginx keeps its rate-limit zone in api_limit.conf."),
+            ("2025-11-12", "Airflow runs on airflow-01 with the LocalExecutor."),
+            (
+                "2025-12-22",
+                "The etl-dags CI pipeline jobs now take about 3 minutes: they use the prebuilt "
+                "image airflow-ci instead of pip-installing on every run.",
+            ),
+        ],
+    )
+    runner = memory.search("Which CI runner do the etl-dags jobs run on?")
+    assert "runner-docker-01" in runner.best.content
+    duration = memory.search("how long do the etl-dags CI jobs take now?")
+    assert "3 minutes" in duration.best.content

@@ -240,6 +240,7 @@ class SearchEngine:
             self._idf_of(ranked, n),
             self._content_of,
             answers_shape,
+            frozenset() if asks_now(query.text) else asked_attribute(query.text),
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             earlier = prefer_earlier(ranked, query, full_idf)

@@ -39,13 +39,17 @@ def order_by_time(
     word_idf: dict[str, float] | None = None,
     content_of: Callable[[Candidate], str] | None = None,
     answers_shape: Callable[[Candidate], bool] | None = None,
+    asked_thing: frozenset[str] = frozenset(),
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
     about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
     between an old and a new value); pieces of one document are not restatements.
     ``answers_shape`` (when the question asks for a shape of answer, search/answer_type.py):
-    a memory without that shape ("the WhatsApp group", no number) is no value of the fact."""
+    a memory without that shape ("the WhatsApp group", no number) is no value of the fact.
+    ``asked_thing`` (the terms of what a what/which question asks for, "runner"): a later
+    memory without it, when the leader holds it, tells of something else ("the pipeline now
+    takes 3 minutes" is no new value of "which CI runner")."""
     if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
         return ranked
     lead = ranked[0]
@@ -144,6 +148,10 @@ def order_by_time(
         chosen = max(eligible[:-1] or eligible, key=lambda c: c.adjusted)
     else:
         current = [c for c in eligible if c.ref["id"] not in links] or eligible
+        if asked_thing and asked_thing <= set(lead.ref.get("tf") or ()):
+            current = [
+                c for c in current if c is lead or asked_thing & set(c.ref.get("tf") or ())
+            ] or current
         chosen = current[-1]
     for cand in group:
         cand.restated = cand is not chosen
