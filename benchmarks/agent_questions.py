@@ -74,6 +74,10 @@ SETS = {
     # their first run, which measures that session's starting code and its code of the moment:
     # an indie game studio, a university bioinformatics lab, a city's open-data portal team
     "blind10": ["ortuzar", "lizarraga", "montoya"],
+    # and two more the same session, committed before their first run, which measures the
+    # session's final code (and the code it started from): an olive-oil cooperative's IT team
+    # and a credit union's mobile team
+    "blind11": ["echeverria", "galindo"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
