@@ -195,8 +195,10 @@ class SearchEngine:
             result.set_reason("no_match")
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
+        # what a what/which question asks for ("which bucket"), unless it asks for now
+        asked_thing = frozenset() if asks_now(query.text) else asked_attribute(query.text)
         # a memory corrected on something else than what is asked still answers it
-        untouched = self._untouched_by_correction(candidates, query, time)
+        untouched = self._untouched_by_correction(candidates, asked_thing, time)
         if untouched:
             answering = answering | untouched
             links = {o: nw for o, nw in time.replaced_by.items() if o not in untouched}
@@ -240,7 +242,7 @@ class SearchEngine:
             self._idf_of(ranked, n),
             self._content_of,
             answers_shape,
-            frozenset() if asks_now(query.text) else asked_attribute(query.text),
+            asked_thing,
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             earlier = prefer_earlier(ranked, query, full_idf)
@@ -547,14 +549,14 @@ class SearchEngine:
         front.sort(key=lambda c: -c.adjusted)
         return front + [c for c in ranked if c.ref["id"] in by_id]
 
-    def _untouched_by_correction(self, cands: list, query, time: TimeContext) -> set[str]:
+    def _untouched_by_correction(
+        self, cands: list, asked: frozenset[str], time: TimeContext
+    ) -> set[str]:
         """Corrected memories among ``cands`` that state what the question asks for ("which
         bucket ...") when their correction does not: the backup note whose retention a later
-        memory corrected still answers "which bucket do the backups go to?"."""
-        if not time.replaced_by or asks_now(query.text):
-            return set()
-        asked = asked_attribute(query.text)
-        if not asked:
+        memory corrected still answers "which bucket do the backups go to?". ``asked``: the
+        terms of the thing asked, empty for a question about now or without one."""
+        if not time.replaced_by or not asked:
             return set()
         by_id = {c.ref["id"]: c for c in cands}
         out = set()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..text.dates import month_number
-from ..text.tokenize import fold
+from ..text.tokenize import fold, terms
 
 _HISTORY_PHRASES = (
     "before",
@@ -47,7 +47,8 @@ _HISTORY_RE = re.compile(
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
 _IN_MONTH_RE = re.compile(r"(?<![a-z])(?:in|during|en|durante)\s+([a-z]{3,10})(?![a-z])")
-_PAST_VERB_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|era|eran|estaba|fue|tenia)(?![a-z])")
+_PAST_VERBS = "was|were|did|had|era|eran|estaba|fue|tenia"
+_PAST_VERB_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r")(?![a-z])")
 
 
 # "before renaming", "antes de desplegar": a step that comes first, not an earlier state, when
@@ -55,7 +56,7 @@ _PAST_VERB_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|era|eran|estaba|fue|t
 _BEFORE_ACTION_RE = re.compile(
     r"\s+(?:\w+ing|de\s+\w+(?:ar|er|ir)(?:lo|la|los|las|le|les|se)?)(?![a-z])"
 )
-_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did|had|used to|era|eran|estaba|fue|tenia)(?![a-z])")
+_PAST_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to)(?![a-z])")
 
 
 def _history_cues(folded: str) -> list[re.Match[str]]:
@@ -109,8 +110,6 @@ def asked_attribute(text: str) -> frozenset[str]:
     """The terms of the thing a what/which question asks for: "which bucket do the Postgres
     backups go to?" -> {"bucket"}; "what's the prod k8s cluster called?" -> {"cluster"}.
     Empty when the question opens otherwise ("where", "how long") or names no such thing."""
-    from ..text.tokenize import terms
-
     match = _WH_HEAD.search(fold(text or "")[:300])
     if not match:
         return frozenset()
