@@ -78,6 +78,11 @@ SETS = {
     # session's final code (and the code it started from): an olive-oil cooperative's IT team
     # and a credit union's mobile team
     "blind11": ["echeverria", "galindo"],
+    # written blind on 2026-12-02 (seventh session; helpers saw only FORMAT.md), committed
+    # before their first run, which measures that session's final code and the code it
+    # started from: a university HPC cluster's sysadmin, a marketplace's search team, a
+    # freelance developer with three clients
+    "blind12": ["quiroga-hpc", "salcedo", "villalba"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
