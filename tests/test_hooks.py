@@ -436,6 +436,23 @@ def test_once_one_memory_answers_others_about_the_name_holding_some_words_come_a
     assert "adoption paperwork" not in ctx  # about Caroline but holds none of the words
 
 
+def test_a_named_prompt_brings_up_to_ten_memories_about_the_name(people):
+    """The answer is often not the best match among memories about one name: the block
+    holds the first ten of them that hold some of the prompt's words, within its budget."""
+    from ihmt.loop.recall import PROMPT_TOKENS
+    from ihmt.text.tokens import estimate_tokens
+
+    for day in range(1, 10):
+        people.save(f"Caroline: Pottery class number {day} was fun.", timestamp=f"2023-08-0{day}")
+    for day in range(10, 26):  # others' memories keep "pottery" a rare word
+        people.save(f"Melanie: Swim lesson number {day} with the kids.", timestamp=f"2023-08-{day}")
+    ctx = people.prompt_recall("When did Caroline go to the pottery class?")
+    about = [line for line in ctx.splitlines() if line.startswith("- ")]
+    assert len(about) == 10 and all("Caroline" in line for line in about), ctx
+    assert "made a blue bowl" in ctx  # the tenth of them
+    assert estimate_tokens(ctx) <= PROMPT_TOKENS
+
+
 def test_rare_words_decide_who_a_question_is_about(people):
     """Melanie's memory holds "kids" and "lake", words many memories hold; only Caroline's
     holds "charity race". Counted word by word both hold two of the question's words; weighed

@@ -33,9 +33,12 @@ PROMPT_HITS = 3
 # prompt's other words (each weighted by its rarity), and no memory about something else may
 # hold more (calibrated on benchmarks/hooks.py)
 NAMED_COVERAGE = 0.3
-NAMED_HITS = 5  # memories about a name are short and specific: a few more fit the budget
+# memories about a name are short and specific (one turn, one fact): up to ten fit the
+# budget, and the answer is often not the best-matching of them ("When did Caroline go
+# camping?" finds her other outings first)
+NAMED_HITS = 10
 NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
-NAMED_SCAN = 10  # memories looked at to find the ones about the name and the ones not
+NAMED_SCAN = 20  # memories looked at to find the ones about the name and the ones not
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):\s")
 # capitalised words that start questions and requests, not names
