@@ -508,6 +508,29 @@ def test_a_clue_describing_the_person_picks_the_memory_naming_them_in_full(memor
     assert result.best.leaf_id == ids[3]
 
 
+def test_a_clue_makes_a_memory_sharing_one_common_word_with_the_question_an_answer(memory):
+    """ "how long do we keep the logs?" shares only "logs" with the memory about CloudFront's,
+    and many memories speak of logs: alone that is a stray match. The clue the agent gives
+    after AMBIGUOUS ("the CloudFront access logs") says the memory is the one meant."""
+    save_all(memory, FILLER)
+    ids = save_all(
+        memory,
+        [
+            ("2026-02-01", "CloudFront access logs land in the S3 bucket cdn-logs for 30 days."),
+            ("2026-02-02", "Application logs go to Loki on mon-01; retention is 14 days."),
+            ("2026-02-03", "Nginx error logs are rotated by logrotate every night."),
+            ("2026-02-04", "The deploy script writes its logs to /var/log/deploy.log."),
+            ("2026-02-05", "Worker logs are JSON lines with a request_id field."),
+            ("2026-02-06", "Keep pull requests small; long ones wait for Marta."),
+            ("2026-02-07", "Long builds go to the big runner; keep the small one free."),
+            ("2026-02-08", "We keep one long-lived branch per release."),
+        ],
+    )
+    result = memory.search("how long do we keep the logs?", clue="the CloudFront access logs")
+    assert not result.not_found and not result.ambiguous, result.reason
+    assert result.best.leaf_id == ids[0]
+
+
 def test_a_clue_links_no_surname_when_the_memories_disagree():
     from ihmt.search.clue import linked_name_terms
     from ihmt.search.navigator import Candidate

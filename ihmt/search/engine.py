@@ -15,7 +15,8 @@ the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOU
 different memories are tied within ambiguity_margin, match the same query words *and* hold at
 least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
 stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and the
-one query word it contains is common (in at least COMMON_SHARE of the leaves), or it covers
+one query word it contains is common (in at least COMMON_SHARE of the leaves; the clue's words
+count with the question's), or it covers
 less than MIN_COVERAGE whatever it matched, or the question asks for a shape of answer (a phone
 number, a port, a version of the subject) that none of the leading memories holds.
 """
@@ -204,7 +205,7 @@ class SearchEngine:
             links = {o: nw for o, nw in time.replaced_by.items() if o not in untouched}
         else:
             links = time.replaced_by
-        common = {t for t in query.terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
+        common = {t for t in query.all_terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
         if query.clue_terms and as_question:
@@ -718,7 +719,10 @@ class SearchEngine:
             current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
 
         def stray_match(cand) -> bool:
-            matched = [t for t in query.terms if t in cand.matched]
+            # after AMBIGUOUS the agent's clue says which memory is meant ("how long do we
+            # keep the logs?" + "the CloudFront access logs"): the words the memory shares
+            # with the question and the clue together tell whether it is about them
+            matched = [t for t in query.all_terms if t in cand.matched]
             stray = (
                 cand.coverage < STRAY_COVERAGE
                 and all(t in common for t in matched)
