@@ -131,6 +131,64 @@ def test_a_question_naming_someone_is_not_about_where_the_user_lives(memory):
     assert "Vigo" in memory.search("where do I live?").best.content
 
 
+def test_a_version_written_after_another_products_name_is_that_products():
+    shapes = shapes_asked("Which CKAN version is production on?")
+    subject = subject_terms("Which CKAN version is production on?")
+    # Solr's version, on the CKAN host: close to "ckan" but not CKAN's
+    assert not holds_shape("Solr 8.11.2 runs on ckan-prod-01 (port 8983).", shapes, subject)
+    assert holds_shape("Production CKAN upgraded to 2.11.1 on 24 Feb.", shapes, subject)
+    assert holds_shape("Production CKAN is 2.10.4 on ckan-prod-01.", shapes, subject)
+    assert holds_shape("ckan-prod-01 runs CKAN 2.11 since March.", shapes, subject)
+
+
+def test_the_version_of_the_thing_asked_wins_over_another_products_on_its_host(memory):
+    save_all(memory, TEAM)
+    ids = save_all(
+        memory,
+        [
+            ("2026-03-10", "Production CKAN upgraded to 2.11.1; the venv stays in /usr/lib/ckan."),
+            (
+                "2026-03-12",
+                "Solr 8.11.2 runs on ckan-prod-01 itself (port 8983). Reindex it after every"
+                " production CKAN version upgrade.",
+            ),
+        ],
+    )
+    result = memory.search("Which CKAN version is production on?")
+    assert not result.ambiguous and not result.not_found
+    assert result.best.leaf_id == ids[0]  # not the newer memory giving Solr's version
+
+
+def test_another_products_version_near_the_thing_asked_is_no_answer(memory):
+    save_all(memory, TEAM)
+    save_all(
+        memory,
+        [
+            ("2026-03-10", "ticketing-api uses Hibernate for the bookings tables."),
+            ("2026-03-11", "ticketing-api uses Hibernate for the refunds tables."),
+            ("2026-03-12", "Spring Boot 3.2 runs ticketing-api; Hibernate comes with it."),
+        ],
+    )
+    result = memory.search("which Hibernate version does ticketing-api use?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+
+
+def test_memories_tied_on_the_question_none_holding_the_shape_asked_are_not_found(memory):
+    """Two projects' API services tie on the question's words; each gives Kotlin's version,
+    neither Hibernate's: no choice between them answers "which version", so NOT FOUND, not
+    AMBIGUOUS."""
+    save_all(memory, TEAM)
+    for project, kotlin in (("github.com/acme/shop", "1.9.24"), ("github.com/acme/bank", "2.0.21")):
+        memory.save(
+            f"The API service is on Kotlin {kotlin} and talks to PostgreSQL through Hibernate.",
+            timestamp="2026-03-10T10:00:00",
+            project=project,
+        )
+    result = memory.search("which Hibernate version does the API service use?")
+    assert result.not_found and not result.ambiguous and not result.candidate_ids
+    assert result.reason_code == "lacks_shape"
+
+
 def test_a_version_never_saved_is_not_found_though_the_host_is_known(memory):
     save_all(memory, TEAM)
     result = memory.search("which Redis version runs on redis-prod-02?")

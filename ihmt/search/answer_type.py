@@ -267,10 +267,30 @@ def holds_shape(
             continue
         before, after = (PERSONAL_BEFORE, PERSONAL_AFTER) if personal else (NEAR_BEFORE, NEAR_AFTER)
         for match in shape.holds.finditer(text):
+            if not personal and _owned_by_another(text, match.start(), subject):
+                continue
             around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
                 return True
     return not shapes
+
+
+# the product a version number belongs to is written right before it: "Solr 8.11.2",
+# "PostgreSQL v16", "Node.js version 22"; a capitalised name or an identifier, not a verb
+# or a preposition ("upgraded to 2.11.1" names no owner)
+_OWNER = re.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$")
+
+
+def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
+    """True when the value at ``start`` follows the name of a product the question does not
+    ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
+    match = _OWNER.search(text[max(0, start - 40) : start])
+    if not match:
+        return False
+    owner = match.group(1).strip(".-")
+    named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
+    owner_terms = set(terms(owner))
+    return named and bool(owner_terms) and not owner_terms & subject
 
 
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:

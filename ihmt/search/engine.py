@@ -269,8 +269,12 @@ class SearchEngine:
             result.set_reason("unreadable")
             return result
         self._judge(result, ranked, query, common, dense, history)
-        if not (result.not_found or result.ambiguous) and strict_shapes(shapes):
+        # memories tied on the question's words, none holding the shape of answer it asks
+        # for, are no choice to make: none answers
+        if not result.not_found and strict_shapes(shapes):
             self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
+            if result.not_found:
+                result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
         for hit in hits:
