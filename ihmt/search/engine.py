@@ -254,6 +254,8 @@ class SearchEngine:
             ranked = self._follow_change(
                 ranked, full_idf, n, avgdl, root, leaf_filter, answers_shape
             )
+        if dense is not None and not history and not query.clue_terms:
+            ranked = _lead_by_meaning(ranked, dense, links, asks_now(query.text))
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering, untouched)
@@ -791,6 +793,24 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def _lead_by_meaning(ranked: list, dense, replaced: dict[str, str], now: bool) -> list:
+    """The leaf that stands clear of all others in meaning leads when the answer chosen on
+    words holds little of the question (a paraphrase), unless it is an old value: corrected
+    by a link, or, for a question about now, followed by a later memory saying the same
+    thing (meaning cannot tell old from new); see ihmt/semantic/fusion.py."""
+    if not ranked or getattr(ranked[0], "pinned", False):
+        return ranked
+    lead = ranked[0]
+    leader = dense.leader()
+    if leader is None or leader == lead.ref["id"] or lead.coverage >= dense.fusion.lead_coverage:
+        return ranked
+    chosen = next((c for c in ranked if c.ref["id"] == leader), None)
+    if chosen is None or leader in replaced or (now and getattr(chosen, "restated", False)):
+        return ranked
+    chosen.adjusted = max(chosen.adjusted, lead.adjusted) * (1 + RECENCY_TIE)
+    return [chosen] + [c for c in ranked if c is not chosen]
 
 
 def _one_per_document(cands: list) -> list:

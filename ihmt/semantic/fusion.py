@@ -11,6 +11,14 @@ the pool). A query the model cannot read (a made-up word, a code) meets a flat f
 similar cosines, so nothing rises above the background and an exact lexical match keeps
 the lead; a paraphrase stands out from it.
 
+A question worded unlike every memory ("who makes the audio for us?" against "Hugo Ferrer,
+sound design, delivers the SFX") leaves the lexical leader holding little of it: when that
+leader covers less than ``lead_coverage`` of the question and one leaf stands clear of every
+other in meaning (its cosine leads the runner-up by ``lead_gap``), that leaf leads, and the
+time-aware steps of search/engine.py then apply to it as to any leader (not for a question
+about before, where meaning cannot tell an old value from a new one). Chosen on the 26
+agent-question corpora seen by 2026-12-02 (benchmarks/agent_questions.py --semantic).
+
 Judgement uses the raw cosine. A leaf answers on meaning alone when its cosine reaches
 ``high``, or reaches ``low`` and leads every other leaf by ``gap`` (a paraphrase stands out;
 an unrelated query meets a flat field of small cosines). Below that the lexical rules of
@@ -38,6 +46,11 @@ class Fusion:
     low: float = 0.2  # cosine that answers when it also leads the store by ``gap``
     gap: float = 0.1
     tie: float = 0.05
+    # a question in other words than the memory's: when the lexical leader holds less than
+    # ``lead_coverage`` of the question and one leaf leads every other in meaning by
+    # ``lead_gap``, that leaf leads (chosen on the agent-question corpora, see below)
+    lead_coverage: float = 0.4
+    lead_gap: float = 0.05
 
 
 @dataclass
@@ -67,6 +80,14 @@ class DenseHits:
             if other != leaf_id:
                 return cos
         return 0.0
+
+    def leader(self) -> str | None:
+        """The leaf nearest in meaning when it stands clear of every other (by ``lead_gap``),
+        else None."""
+        if not self.best:
+            return None
+        leaf_id, cos = self.best[0]
+        return leaf_id if cos - self.runner_up(leaf_id) >= self.fusion.lead_gap else None
 
     def answers(self, leaf_id: str) -> bool:
         cos = self.cosine.get(leaf_id)
