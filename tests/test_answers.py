@@ -52,6 +52,8 @@ FILLER = [
         ("migraciones", "migration"),
         ("servidores", "server"),
         ("uses", "using"),
+        ("owns", "owner"),  # "who owns billing-service?" / "Marta is now the owner of ..."
+        ("owned", "owner"),
     ],
 )
 def test_one_term_for_each_spelling_of_an_idea(asked, stored):

@@ -1280,7 +1280,7 @@ organizer organiser
 orthopedic orthopaedic
 outag downtim
 overse supervis
-owner maintainer steward
+owner maintainer own steward
 oxidiz oxidis
 pager beeper
 painkiller analgesic
