@@ -197,7 +197,8 @@ class SearchEngine:
             return result
         full_idf = {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.terms}
         # what a what/which question asks for ("which bucket"), unless it asks for now
-        asked_thing = frozenset() if asks_now(query.text) else asked_attribute(query.text)
+        now = asks_now(query.text)
+        asked_thing = frozenset() if now else asked_attribute(query.text)
         # a memory corrected on something else than what is asked still answers it
         untouched = self._untouched_by_correction(candidates, asked_thing, time)
         if untouched:
@@ -255,7 +256,7 @@ class SearchEngine:
                 ranked, full_idf, n, avgdl, root, leaf_filter, answers_shape
             )
         if dense is not None and not history and not query.clue_terms:
-            ranked = _lead_by_meaning(ranked, dense, links, asks_now(query.text))
+            ranked = _lead_by_meaning(ranked, dense, links, now)
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering, untouched)

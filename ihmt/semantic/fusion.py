@@ -11,12 +11,12 @@ the pool). A query the model cannot read (a made-up word, a code) meets a flat f
 similar cosines, so nothing rises above the background and an exact lexical match keeps
 the lead; a paraphrase stands out from it.
 
-A question worded unlike every memory ("who makes the audio for us?" against "Hugo Ferrer,
-sound design, delivers the SFX") leaves the lexical leader holding little of it: when that
-leader covers less than ``lead_coverage`` of the question and one leaf stands clear of every
-other in meaning (its cosine leads the runner-up by ``lead_gap``), that leaf leads, and the
-time-aware steps of search/engine.py then apply to it as to any leader (not for a question
-about before, where meaning cannot tell an old value from a new one). Chosen on the 26
+A question worded unlike every memory ("how big is the pilot client's fleet?" against "... a
+produce distributor with 60 vans") leaves the answer chosen on words holding little of it
+("Sofía agreed the new date with the pilot client"): when that answer covers less than
+``lead_coverage`` of the question and one leaf stands clear of every other in meaning (its
+cosine leads the runner-up by ``lead_gap``), that leaf leads, unless it is an old value (see
+search/engine.py; never for a question about before or with a clue). Chosen on the 26
 agent-question corpora seen by 2026-12-02 (benchmarks/agent_questions.py --semantic).
 
 Judgement uses the raw cosine. A leaf answers on meaning alone when its cosine reaches
