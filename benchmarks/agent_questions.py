@@ -83,6 +83,11 @@ SETS = {
     # started from: a university HPC cluster's sysadmin, a marketplace's search team, a
     # freelance developer with three clients
     "blind12": ["quiroga-hpc", "salcedo", "villalba"],
+    # written blind on 2026-12-02 (eighth session; helpers saw only FORMAT.md), committed
+    # before their first run, which measures that session's starting code and its final
+    # code: a fitness app's mobile team, an insurer's data engineer, an agritech firmware
+    # engineer
+    "blind13": ["goikoetxea", "adeyemi", "pellegrini"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
