@@ -9,6 +9,8 @@ Re-ranking happens after the exact BM25 candidates are known:
 - memories saying the same thing about the question's words at different dates are one fact
   over time: the newest answers a question about now, an earlier one a question about before
   (search/intent.py); the others stay listed and are no AMBIGUOUS rivals.
+- last, the first five candidates are put in order by gradient-boosted trees fitted on the
+  agent-question corpora (search/learned_order.py); a timeline fact answering keeps its place.
 
 Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's idf mass that
 the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
@@ -36,6 +38,7 @@ from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
+from . import learned_order
 from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
@@ -257,6 +260,20 @@ class SearchEngine:
             )
         if dense is not None and not history and not query.clue_terms:
             ranked = _lead_by_meaning(ranked, dense, links, now)
+        if as_question and not query.clue_terms:
+            ranked = learned_order.reorder(
+                ranked,
+                learned_order.OrderContext(
+                    question_terms=query.terms,
+                    idf=full_idf,
+                    about_before=history,
+                    corrected=set(links),
+                    holds_shape=answers_shape,
+                    names=[named for _, named in names],
+                    content_of=self._content_of,
+                    cosine=dense.cosine if dense is not None else {},
+                ),
+            )
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering, untouched)
@@ -762,7 +779,8 @@ class SearchEngine:
         lead = current[0] if current else best
         rivals = [c for c in current[1:]]
         s1 = lead.adjusted
-        s2 = rivals[0].adjusted if rivals else 0.0
+        # the runner-up is the best-scored rival, wherever the ordering stages put it
+        s2 = max((c.adjusted for c in rivals), default=0.0)
         margin = 1.0 if s1 <= 0 else max(0.0, min(1.0, (s1 - s2) / s1))
         coverage = lead.coverage
         # semantic (only with DenseHits from self.dense): a close meaning also answers

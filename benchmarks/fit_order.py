@@ -1,0 +1,208 @@
+"""Fit the last ordering stage (ihmt/search/learned_order.py) on the agent-question corpora, and
+say how well it carries to corpora it was not fitted on.
+
+``python3 benchmarks/fit_order.py record --set dev ... [--semantic] --save rows.json`` builds
+each corpus's store the way benchmarks/agent_questions.py does and records, for every
+answerable question, the features of the leading candidates (with the stage switched off, so
+the earlier stages' order is what is recorded) and which of them the writers marked as the
+answer.
+
+``python3 benchmarks/fit_order.py fit --lexical rows.json --semantic rows-sem.json [--write]``
+fits one forest of gradient-boosted trees per mode (scikit-learn's
+HistGradientBoostingClassifier, fixed seed, no early stopping: the same rows give the same
+trees), reports leave one corpus out how often the fitted order puts an answer first in the
+corpus left out against the earlier stages' order, and with ``--write`` writes the forests
+fitted on all rows to ihmt/search/order_trees.py. Needs scikit-learn (``pip install
+scikit-learn``); the package itself only reads the trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from agent_questions import ANSWERABLE_KINDS, SETS, build_store, load_corpus, run_corpus, summary
+
+from ihmt.search import learned_order, order_trees
+
+DEPTH = 3
+ROUNDS = 150
+RATE = 0.05
+OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "search" / "order_trees.py"
+
+
+def record(names: list[str], semantic: bool) -> list[dict]:
+    """One row per answerable question whose search reached the ordering stage."""
+    recorded: list[tuple[list, list]] = []
+    original = learned_order.reorder
+
+    def spy(ranked, ctx, trees=None):
+        window = ranked[: learned_order.WINDOW]
+        recorded.append((learned_order.features(window, ctx), [c.ref["id"] for c in window]))
+        return ranked
+
+    learned_order.reorder = spy
+    rows = []
+    try:
+        for name in names:
+            corpus = load_corpus(name)
+            with tempfile.TemporaryDirectory(prefix=f"ihmt-fit-{name}-") as tmp:
+                memory, owner, _ = build_store(corpus, Path(tmp), semantic)
+                for q in corpus["questions"]:
+                    if q["kind"] not in ANSWERABLE_KINDS:
+                        continue
+                    recorded.clear()
+                    memory.search(q["question"])
+                    if not recorded:
+                        continue
+                    feats, ids = recorded[0]
+                    gold = set(q.get("gold") or [])
+                    labels = [1.0 if owner.get(i) in gold else 0.0 for i in ids]
+                    rows.append(
+                        {"corpus": name, "id": q["id"], "kind": q["kind"], "x": feats, "y": labels}
+                    )
+                memory.close()
+            print(f"recorded {name}", file=sys.stderr)
+    finally:
+        learned_order.reorder = original
+    return rows
+
+
+def fit(rows: list[dict]):
+    """A forest fitted on the questions with an answer among their window."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    inputs, labels = [], []
+    for r in rows:
+        if len(r["y"]) < 2 or not any(r["y"]):
+            continue
+        inputs += learned_order.model_input(r["x"])
+        labels += r["y"]
+    model = HistGradientBoostingClassifier(
+        max_depth=DEPTH,
+        max_iter=ROUNDS,
+        learning_rate=RATE,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=0,
+    )
+    model.fit(np.array(inputs), np.array(labels))
+    forest = []
+    for (predictor,) in model._predictors:  # scikit-learn's fitted trees, one per round
+        nodes = []
+        for node in predictor.nodes:
+            leaf = bool(node["is_leaf"])
+            nodes.append(
+                (
+                    -1 if leaf else int(node["feature_idx"]),
+                    0.0 if leaf else round(float(node["num_threshold"]), 6),
+                    0 if leaf else int(node["left"]),
+                    0 if leaf else int(node["right"]),
+                    round(float(node["value"]), 6) if leaf else 0.0,
+                )
+            )
+        forest.append(tuple(nodes))
+    return tuple(forest)
+
+
+def right_first(rows: list[dict], forest) -> tuple[int, int]:
+    """(fitted, earlier order): questions whose first candidate is an answer."""
+    fitted = earlier = 0
+    for r in rows:
+        if not r["y"]:
+            continue
+        trees = learned_order.forest(forest)
+        scores = [learned_order.tree_score(trees, x) for x in learned_order.model_input(r["x"])]
+        pick = min(range(len(scores)), key=lambda i: (-scores[i], i))
+        fitted += r["y"][pick] > 0
+        earlier += r["y"][0] > 0
+    return fitted, earlier
+
+
+def leave_one_out(rows: list[dict], label: str) -> None:
+    names = list(dict.fromkeys(r["corpus"] for r in rows))
+    total_fit = total_before = total = 0
+    for name in names:
+        held = [r for r in rows if r["corpus"] == name]
+        fitted, before = right_first(held, fit([r for r in rows if r["corpus"] != name]))
+        total_fit, total_before, total = (
+            total_fit + fitted,
+            total_before + before,
+            total + len(held),
+        )
+        print(f"{label} {name:14} left out: answer first {before} -> {fitted} of {len(held)}")
+    print(f"{label} all left out: {total_before} -> {total_fit} of {total}")
+
+
+def check_left_out(path: str, semantic: bool, out: str | None) -> int:
+    """The agent-question benchmark's own scoring, each corpus answered with trees fitted on
+    all the other corpora: what the stage is worth on memories it has not seen."""
+    rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    scored: list[dict] = []
+    for name in dict.fromkeys(r["corpus"] for r in rows):
+        forest = fit([r for r in rows if r["corpus"] != name])
+        setattr(order_trees, "SEMANTIC" if semantic else "LEXICAL", forest)
+        scored += run_corpus(name, semantic)
+        print(f"checked {name}", file=sys.stderr)
+    for key, value in summary(scored).items():
+        print(f"  {key:16} {value}")
+    if out:
+        Path(out).write_text(json.dumps(scored, indent=1), encoding="utf-8")
+    return 0
+
+
+def write_module(lexical, semantic) -> None:
+    def forest_text(forest) -> str:
+        lines = (" ".join(",".join(repr(x) for x in node) for node in tree) for tree in forest)
+        return "(\n" + "".join(f'    "{line}",\n' for line in lines) + ")"
+
+    OUTPUT.write_text(
+        '"""Gradient-boosted trees for learned_order.py, written by benchmarks/fit_order.py: do not\n'
+        "edit by hand. One tree per line; a node is feature,threshold,left,right,value (feature\n"
+        '-1: a leaf, its value added to the score; x[feature] <= threshold goes left)."""\n\n'
+        f"LEXICAL: tuple[str, ...] = {forest_text(lexical)}\n\n"
+        f"SEMANTIC: tuple[str, ...] = {forest_text(semantic)}\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {OUTPUT}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="record the features of the corpora's questions")
+    rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
+    rec.add_argument("--semantic", action="store_true")
+    rec.add_argument("--save", required=True, help="write the recorded rows to this file")
+    fitting = sub.add_parser("fit", help="fit, check leave one corpus out, optionally write")
+    fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
+    fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
+    fitting.add_argument("--write", action="store_true", help="write ihmt/search/order_trees.py")
+    check = sub.add_parser("check", help="score each corpus with trees fitted on the others")
+    check.add_argument("--rows", required=True, help="rows recorded in the same mode")
+    check.add_argument("--semantic", action="store_true")
+    check.add_argument("--json", help="write every scored row to this file")
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return check_left_out(args.rows, args.semantic, args.json)
+    if args.command == "record":
+        names = [name for chosen in args.set for name in SETS[chosen]]
+        rows = record(names, args.semantic)
+        Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
+        return 0
+    forests = []
+    for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
+        leave_one_out(rows, label)
+        forests.append(fit(rows))
+    if args.write:
+        write_module(*forests)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""The last word on the order of the leading candidates: a fitted score over what the earlier
+stages know of each one, fitted on the agent-question corpora.
+
+The stages before this one are rules, each right on its own cases (a shape asked for, a name
+held, a later memory restating a fact). Where they leave the answer second or third, what would
+have told it apart is usually a combination: a little more of the question covered, a newer
+date for a question about now, the words of the question close together. A score over those
+signals, fitted to put the writers' answer first (benchmarks/fit_order.py; checked leave one
+corpus out, and on corpora written after the fit), decides the order of the first ``WINDOW``
+candidates.
+
+The score is a small forest of gradient-boosted trees (order_trees.py, one forest for words
+alone and one with the semantic extra's cosines), fitted by benchmarks/fit_order.py. Reading
+it is standard library only; fitting needs scikit-learn and runs outside the package.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..text.tokenize import terms
+from . import order_trees
+
+WINDOW = 5  # candidates reordered: the answer is rarely further down
+SPAN_TERMS = 40  # the window of words in which the question's words are looked for together
+LONG_TEXT = 3000  # words: a memory this long has the full length signal
+
+FEATURES = (
+    "first",  # the earlier stages put it first
+    "position",  # its place among the window, 0 (first) to 1 (last)
+    "score",  # its adjusted score over the window's best
+    "coverage",  # share of the question's idf mass it holds
+    "coverage_gap",  # ... minus the best coverage in the window
+    "document",  # a piece of a stored document
+    "newer_now",  # how new it is among the window (1 newest), for a question not about before
+    "newer_before",  # the same, for a question about before
+    "corrected",  # a later memory corrects it by a link
+    "restated",  # a later memory says it again (or changes it)
+    "shape",  # holds the shape of answer asked for, when one is asked
+    "no_shape",  # lacks it, when one is asked
+    "names",  # share of the question's names it holds whole
+    "length",  # its length in words, on a log scale
+    "together",  # the question's words it holds, found close together (share of those held)
+    "meaning",  # cosine over the window's best cosine (semantic extra; 0 without)
+)
+
+
+@dataclass
+class OrderContext:
+    """What the features read beyond the candidates themselves."""
+
+    question_terms: Sequence[str]
+    idf: dict[str, float]
+    about_before: bool = False
+    corrected: frozenset[str] | set[str] = frozenset()
+    holds_shape: Callable[[object], bool] | None = None
+    names: Sequence[Sequence[str]] = ()
+    content_of: Callable[[object], str] = lambda cand: ""
+    cosine: dict[str, float] = field(default_factory=dict)
+
+
+def features(window: list, ctx: OrderContext) -> list[list[float]]:
+    """One vector per candidate of the window, in FEATURES order."""
+    count = len(window)
+    top_score = max((getattr(c, "adjusted", 0.0) for c in window), default=0.0) or 1.0
+    top_cov = max((getattr(c, "coverage", 0.0) for c in window), default=0.0)
+    dates = [c.ref.get("date") or "" for c in window]
+    order = sorted(set(dates))
+    rank = {d: (order.index(d) / (len(order) - 1) if len(order) > 1 else 1.0) for d in order}
+    top_cos = max((ctx.cosine.get(c.ref["id"], 0.0) for c in window), default=0.0)
+    asked = [t for t in dict.fromkeys(ctx.question_terms)]
+    rows = []
+    for index, cand in enumerate(window):
+        tf = cand.ref.get("tf") or {}
+        matched = set(getattr(cand, "matched", set()))
+        coverage = getattr(cand, "coverage", 0.0)
+        newer = rank[dates[index]]
+        shape = ctx.holds_shape(cand) if ctx.holds_shape is not None else None
+        named = [n for n in ctx.names if n]
+        held = sum(1 for n in named if set(n) <= matched) / len(named) if named else 0.0
+        words = sum(tf.values()) if tf else 0
+        cos = ctx.cosine.get(cand.ref["id"], 0.0)
+        rows.append(
+            [
+                1.0 if index == 0 else 0.0,
+                index / (count - 1) if count > 1 else 0.0,
+                max(0.0, getattr(cand, "adjusted", 0.0)) / top_score,
+                coverage,
+                coverage - top_cov,
+                0.0 if (cand.ref.get("source") or "memory") == "memory" else 1.0,
+                0.0 if ctx.about_before else newer,
+                newer if ctx.about_before else 0.0,
+                1.0 if cand.ref["id"] in ctx.corrected else 0.0,
+                1.0 if getattr(cand, "restated", False) else 0.0,
+                1.0 if shape is True else 0.0,
+                1.0 if shape is False else 0.0,
+                held,
+                math.log1p(words) / math.log1p(LONG_TEXT),
+                _together(ctx.content_of(cand), asked, ctx.idf) if len(asked) > 1 else 0.0,
+                cos / top_cos if top_cos > 0 else 0.0,
+            ]
+        )
+    return rows
+
+
+def _together(text: str, asked: list[str], idf: dict[str, float]) -> float:
+    """The idf mass of the question's words found within one stretch of SPAN_TERMS words,
+    over the mass of those the text holds anywhere: 1 when they stand together."""
+    wanted = set(asked)
+    positions = [(i, t) for i, t in enumerate(terms(text)) if t in wanted]
+    if not positions:
+        return 0.0
+    anywhere = sum(idf.get(t, 0.0) for t in {t for _, t in positions}) or 1.0
+    best, start, inside = 0.0, 0, {}
+    for where, term in positions:
+        inside[term] = inside.get(term, 0) + 1
+        while where - positions[start][0] >= SPAN_TERMS:
+            gone = positions[start][1]
+            inside[gone] -= 1
+            if not inside[gone]:
+                del inside[gone]
+            start += 1
+        best = max(best, sum(idf.get(t, 0.0) for t in inside))
+    return best / anywhere
+
+
+def model_input(rows: list[list[float]]) -> list[list[float]]:
+    """Each candidate's features followed by their difference from the first candidate's:
+    the model judges a candidate against the one the earlier stages put first."""
+    lead = rows[0]
+    return [row + [a - b for a, b in zip(row, lead, strict=True)] for row in rows]
+
+
+_PARSED: dict[int, tuple] = {}
+
+
+def forest(trees: Sequence) -> tuple:
+    """Trees as tree_score reads them. order_trees.py writes each tree as one line of text,
+    nodes "feature,threshold,left,right,value" apart by spaces; parsed once per process."""
+    key = id(trees)
+    cached = _PARSED.get(key)
+    if cached is not None and cached[0] is trees:
+        return cached[1]
+    parsed = tuple(
+        tuple(
+            (int(f), float(t), int(a), int(b), float(v))
+            for f, t, a, b, v in (node.split(",") for node in tree.split())
+        )
+        if isinstance(tree, str)
+        else tuple(tree)
+        for tree in trees
+    )
+    _PARSED[key] = (trees, parsed)
+    return parsed
+
+
+def tree_score(trees: Sequence[Sequence[tuple]], x: list[float]) -> float:
+    """The sum of the trees' leaf values for one input. A node is (feature, threshold, left,
+    right, value): a leaf has feature -1; x[feature] <= threshold goes left."""
+    total = 0.0
+    for nodes in trees:
+        node = nodes[0]
+        while node[0] >= 0:
+            node = nodes[node[2] if x[node[0]] <= node[1] else node[3]]
+        total += node[4]
+    return total
+
+
+def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> list:
+    """The ranked candidates with the first WINDOW put in order of the fitted score (the
+    earlier stages' order breaks ties). A pinned first candidate (a tracked fact answering)
+    keeps its place. With no fitted trees the order is left as it is."""
+    if trees is None:
+        trees = forest(order_trees.SEMANTIC if ctx.cosine else order_trees.LEXICAL)
+    if len(ranked) < 2 or getattr(ranked[0], "pinned", False) or not trees:
+        return ranked
+    window = ranked[:WINDOW]
+    inputs = model_input(features(window, ctx))
+    score = [tree_score(trees, x) for x in inputs]
+    picked = sorted(range(len(window)), key=lambda i: (-score[i], i))
+    return [window[i] for i in picked] + ranked[WINDOW:]

@@ -1,0 +1,145 @@
+"""The fitted last ordering stage (ihmt/search/learned_order.py): how it reads a forest, what it
+measures of a candidate, that it only reorders the leading window, and that the search applies
+it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.search import learned_order, order_trees
+from ihmt.search.learned_order import (
+    FEATURES,
+    OrderContext,
+    features,
+    forest,
+    reorder,
+    tree_score,
+)
+
+
+def cand(leaf_id: str, *, date="2026-03-01", score=1.0, coverage=0.5, source="memory", tf=None):
+    return SimpleNamespace(
+        ref={"id": leaf_id, "date": date, "source": source, "tf": tf or {"word": 3}},
+        adjusted=score,
+        coverage=coverage,
+        matched=set(),
+    )
+
+
+def feature_split(name: str, value: float) -> tuple:
+    """A one-split forest: candidates with ``name`` above ``value`` score 1, others 0."""
+    return (((FEATURES.index(name), value, 1, 2, 0.0), (-1, 0.0, 0, 0, 0.0), (-1, 0.0, 0, 0, 1.0)),)
+
+
+def test_a_tree_sends_a_value_at_its_threshold_left_and_sums_its_leaves():
+    tree = ((0, 0.5, 1, 2, 0.0), (-1, 0.0, 0, 0, -1.0), (1, 2.0, 3, 4, 0.0))
+    tree += ((-1, 0.0, 0, 0, 0.25), (-1, 0.0, 0, 0, 2.0))
+    assert tree_score((tree,), [0.5, 9.0]) == -1.0
+    assert tree_score((tree,), [0.6, 2.0]) == 0.25
+    assert tree_score((tree, tree), [0.6, 3.0]) == 4.0
+
+
+def test_the_newest_candidate_leads_when_the_forest_favours_new_for_a_question_about_now():
+    old, new = cand("old", date="2026-01-10", score=2.0), cand("new", date="2026-05-01")
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0})
+    forest = feature_split("newer_now", 0.5)
+    assert [c.ref["id"] for c in reorder([old, new], ctx, forest)] == ["new", "old"]
+    # the same forest leaves a question about before alone: "newer_now" is 0 for it
+    before = OrderContext(question_terms=["word"], idf={"word": 1.0}, about_before=True)
+    assert [c.ref["id"] for c in reorder([old, new], before, forest)] == ["old", "new"]
+
+
+def test_only_the_leading_window_is_reordered_and_ties_keep_the_earlier_order():
+    ranked = [cand(f"m{i}", source="memory" if i != 3 else "docs/a.md") for i in range(8)]
+    ranked.append(cand("late-doc", source="docs/b.md"))
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0})
+    out = reorder(ranked, ctx, feature_split("document", 0.5))
+    # the document piece in the window moves first; the one past the window stays last
+    assert [c.ref["id"] for c in out] == [
+        "m3",
+        "m0",
+        "m1",
+        "m2",
+        "m4",
+        "m5",
+        "m6",
+        "m7",
+        "late-doc",
+    ]
+
+
+def test_a_pinned_first_candidate_and_an_empty_forest_leave_the_order_alone():
+    a, b = cand("a"), cand("b", source="docs/x.md")
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0})
+    assert reorder([a, b], ctx, ()) == [a, b]
+    a.pinned = True
+    assert reorder([a, b], ctx, feature_split("document", 0.5)) == [a, b]
+
+
+def test_together_is_high_when_the_question_words_stand_close_and_low_when_far_apart():
+    words = {"redis": 1.0, "host": 1.0}
+    close = "Redis runs on the host cache-01.internal"
+    far = "Redis is fast. " + "filler text " * 40 + "The host was renamed."
+    ctx = OrderContext(question_terms=["redis", "host"], idf=words, content_of=lambda c: c.text)
+    a, b = cand("close"), cand("far")
+    a.text, b.text = close, far
+    together = FEATURES.index("together")
+    rows = features([a, b], ctx)
+    assert rows[0][together] == pytest.approx(1.0)
+    assert rows[1][together] == pytest.approx(0.5)
+
+
+def test_the_shipped_forests_fit_the_features_they_are_read_with():
+    width = 2 * len(FEATURES)  # each feature and its difference from the first candidate's
+    for shipped in (order_trees.LEXICAL, order_trees.SEMANTIC):
+        assert shipped, "fitted trees are shipped for both modes"
+        for tree in forest(shipped):
+            for feature, _threshold, left, right, _value in tree:
+                assert feature < width
+                if feature >= 0:
+                    assert 0 < left < len(tree) and 0 < right < len(tree)
+
+
+def test_the_search_puts_its_answer_in_the_order_the_forest_gives(tmp_path, monkeypatch):
+    memory = IHMT.initialize(tmp_path / "ws")
+    try:
+        memory.save(
+            "The staging database runs on pg-stg-01 with PostgreSQL 15.",
+            timestamp="2026-02-01T10:00:00",
+        )
+        memory.save(
+            "Backups of the staging database are taken nightly at 02:00.",
+            timestamp="2026-04-01T10:00:00",
+        )
+        question = "where does the staging database run?"
+        monkeypatch.setattr(order_trees, "LEXICAL", ())
+        assert "pg-stg-01" in memory.search(question).hits[0].content
+        # a forest preferring the newest candidate: the later memory now comes first
+        monkeypatch.setattr(order_trees, "LEXICAL", feature_split("newer_now", 0.5))
+        assert "nightly" in memory.search(question).hits[0].content
+    finally:
+        memory.close()
+
+
+def test_a_clue_search_is_not_reordered(tmp_path, monkeypatch):
+    calls = []
+    original = learned_order.reorder
+
+    def spy(ranked, ctx, trees=None):
+        calls.append(ctx)
+        return original(ranked, ctx, trees)
+
+    monkeypatch.setattr(learned_order, "reorder", spy)
+    memory = IHMT.initialize(tmp_path / "ws")
+    try:
+        memory.save("Luis Ortega (SRE) is on call this week.", timestamp="2026-02-01T10:00:00")
+        memory.save("Luis Pardo (design) is on holiday.", timestamp="2026-02-02T10:00:00")
+        memory.search("who is Luis?")
+        assert len(calls) == 1
+        memory.search("who is Luis?", clue="the SRE one")
+        assert len(calls) == 1
+    finally:
+        memory.close()
