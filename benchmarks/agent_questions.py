@@ -88,6 +88,11 @@ SETS = {
     # code: a fitness app's mobile team, an insurer's data engineer, an agritech firmware
     # engineer
     "blind13": ["goikoetxea", "adeyemi", "pellegrini"],
+    # and three more the same session, committed before their first run, which measures the
+    # session's final code (with the ordering trees refitted on blind13 too) and the code it
+    # started from: an online bookshop's SRE, a climate-modelling PhD student, a web agency's
+    # technical lead
+    "blind14": ["papadakis", "ghazarian", "mamani"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
