@@ -28,7 +28,7 @@ from agent_questions import ANSWERABLE_KINDS, SETS, build_store, load_corpus, ru
 
 from ihmt.search import learned_order, order_trees
 
-DEPTH = 3
+DEPTH = 6
 ROUNDS = 150
 RATE = 0.05
 OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "search" / "order_trees.py"
@@ -41,7 +41,8 @@ def record(names: list[str], semantic: bool) -> list[dict]:
 
     def spy(ranked, ctx, trees=None):
         window = ranked[: learned_order.WINDOW]
-        recorded.append((learned_order.features(window, ctx), [c.ref["id"] for c in window]))
+        texts = [ctx.content_of(c) for c in window]
+        recorded.append((learned_order.features(window, ctx), [c.ref["id"] for c in window], texts))
         return ranked
 
     learned_order.reorder = spy
@@ -58,9 +59,8 @@ def record(names: list[str], semantic: bool) -> list[dict]:
                     memory.search(q["question"])
                     if not recorded:
                         continue
-                    feats, ids = recorded[0]
-                    gold = set(q.get("gold") or [])
-                    labels = [1.0 if owner.get(i) in gold else 0.0 for i in ids]
+                    feats, ids, texts = recorded[0]
+                    labels = answer_labels(q, [owner.get(i) for i in ids], texts)
                     rows.append(
                         {"corpus": name, "id": q["id"], "kind": q["kind"], "x": feats, "y": labels}
                     )
@@ -69,6 +69,25 @@ def record(names: list[str], semantic: bool) -> list[dict]:
     finally:
         learned_order.reorder = original
     return rows
+
+
+def answer_labels(question: dict, corpus_ids: list, texts: list[str]) -> list[float]:
+    """1 for each candidate that answers: a gold memory, and of a gold document only the pieces
+    that show the expected answer (any of its pieces when none in the window does), so the
+    trees learn to put the passage that answers first, not any piece of the right file."""
+    gold = set(question.get("gold") or [])
+    answer = " ".join((question.get("answer") or "").split()).casefold()
+    shows = [bool(answer) and answer in " ".join(t.split()).casefold() for t in texts]
+    labels = [1.0 if cid in gold else 0.0 for cid in corpus_ids]
+    pieces: dict[str, list[int]] = {}
+    for index, cid in enumerate(corpus_ids):
+        if cid in gold:
+            pieces.setdefault(cid, []).append(index)
+    for indexes in pieces.values():
+        if len(indexes) > 1 and any(shows[i] for i in indexes):
+            for i in indexes:
+                labels[i] = 1.0 if shows[i] else 0.0
+    return labels
 
 
 def fit(rows: list[dict]):
@@ -116,8 +135,9 @@ def right_first(rows: list[dict], forest) -> tuple[int, int]:
         if not r["y"]:
             continue
         trees = learned_order.forest(forest)
-        scores = [learned_order.tree_score(trees, x) for x in learned_order.model_input(r["x"])]
-        pick = min(range(len(scores)), key=lambda i: (-scores[i], i))
+        inputs = learned_order.model_input(r["x"])
+        scores = [learned_order.tree_score(trees, x) for x in inputs]
+        pick = learned_order.fitted_order(scores, learned_order.kept_back(inputs))[0]
         fitted += r["y"][pick] > 0
         earlier += r["y"][0] > 0
     return fitted, earlier

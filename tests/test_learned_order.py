@@ -143,3 +143,40 @@ def test_a_clue_search_is_not_reordered(tmp_path, monkeypatch):
         assert len(calls) == 1
     finally:
         memory.close()
+
+
+def test_the_first_candidate_keeps_its_place_unless_another_leads_it_by_the_margin():
+    assert learned_order.fitted_order([1.0, 1.4, 0.2], margin=0.5) == [0, 1, 2]
+    assert learned_order.fitted_order([1.0, 1.6, 0.2], margin=0.5) == [1, 0, 2]
+    # below the first, the others still go in fitted order
+    assert learned_order.fitted_order([1.0, 0.1, 0.9], margin=0.5) == [0, 2, 1]
+
+
+def test_a_corrected_memory_is_put_first_only_for_a_question_about_before():
+    old = cand("old", date="2026-01-10", score=2.0)
+    new = cand("new", date="2026-05-01")
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0}, corrected={"old"})
+    favour_old = feature_split("corrected", 0.5)
+    # the forest would put the corrected memory first; it stays behind the current one
+    assert [c.ref["id"] for c in reorder([new, old], ctx, favour_old)] == ["new", "old"]
+    before = OrderContext(
+        question_terms=["word"], idf={"word": 1.0}, corrected={"old"}, about_before=True
+    )
+    assert [c.ref["id"] for c in reorder([new, old], before, favour_old)] == ["old", "new"]
+    assert learned_order.fitted_order([0.0, 5.0, 1.0], kept={1}) == [2, 1, 0]
+
+
+def test_rarest_word_heading_and_dates_are_read_per_candidate():
+    idf = {"redis": 3.0, "host": 1.0}
+    ctx = OrderContext(question_terms=["redis", "host"], idf=idf, content_of=lambda c: c.text)
+    first = cand("a", date="2026-01-01", tf={"host": 1})
+    later = cand("b", date="2026-07-02", tf={"redis": 1, "host": 1})
+    first.text = "Backups\nThe host is backed up nightly."
+    later.text = "Redis host\ncache-01.internal"
+    rows = features([first, later], ctx)
+    col = {name: i for i, name in enumerate(FEATURES)}
+    assert (rows[0][col["rarest"]], rows[1][col["rarest"]]) == (0.0, 1.0)
+    assert rows[1][col["heading"]] == pytest.approx(1.0)
+    assert rows[0][col["heading"]] == pytest.approx(0.0)
+    assert rows[1][col["days_after_first"]] == pytest.approx(182 / 365)
+    assert rows[0][col["days_after_first"]] == 0.0

@@ -272,6 +272,8 @@ class SearchEngine:
                     names=[named for _, named in names],
                     content_of=self._content_of,
                     cosine=dense.cosine if dense is not None else {},
+                    about_now=now,
+                    asks_shape=bool(shapes),
                 ),
             )
         hits = []

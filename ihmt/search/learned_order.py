@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import date as _date
 
 from ..text.tokenize import terms
 from . import order_trees
@@ -26,6 +27,7 @@ from . import order_trees
 WINDOW = 5  # candidates reordered: the answer is rarely further down
 SPAN_TERMS = 40  # the window of words in which the question's words are looked for together
 LONG_TEXT = 3000  # words: a memory this long has the full length signal
+LEAD_MARGIN = 0.0  # how far another candidate's fitted score must lead the first's to replace it
 
 FEATURES = (
     "first",  # the earlier stages put it first
@@ -44,6 +46,15 @@ FEATURES = (
     "length",  # its length in words, on a log scale
     "together",  # the question's words it holds, found close together (share of those held)
     "meaning",  # cosine over the window's best cosine (semantic extra; 0 without)
+    "cosine",  # its cosine itself (semantic extra; 0 without)
+    "rarest",  # holds the question's rarest word
+    "rare_share",  # share of the idf mass of the question's three rarest words it holds
+    "days_after_first",  # its date minus the first candidate's, in years (within -1..1)
+    "heading",  # share of the question's idf mass in its first line (a title, a heading)
+    "same_source",  # a piece of the same stored document as the first candidate
+    "asks_now",  # the question says "now", "currently", "these days"...
+    "asks_shape",  # the question asks for a shape of answer (a port, a version, a date...)
+    "question_words",  # how many words the question has to match, over ten
 )
 
 
@@ -59,6 +70,8 @@ class OrderContext:
     names: Sequence[Sequence[str]] = ()
     content_of: Callable[[object], str] = lambda cand: ""
     cosine: dict[str, float] = field(default_factory=dict)
+    about_now: bool = False
+    asks_shape: bool = False
 
 
 def features(window: list, ctx: OrderContext) -> list[list[float]]:
@@ -71,6 +84,11 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
     rank = {d: (order.index(d) / (len(order) - 1) if len(order) > 1 else 1.0) for d in order}
     top_cos = max((ctx.cosine.get(c.ref["id"], 0.0) for c in window), default=0.0)
     asked = [t for t in dict.fromkeys(ctx.question_terms)]
+    total = sum(ctx.idf.get(t, 0.0) for t in asked) or 1.0
+    rare = sorted(asked, key=lambda t: (-ctx.idf.get(t, 0.0), t))[:3]
+    rare_total = sum(ctx.idf.get(t, 0.0) for t in rare) or 1.0
+    first_day = _day(dates[0]) if dates else None
+    first_source = window[0].ref.get("source") or "memory"
     rows = []
     for index, cand in enumerate(window):
         tf = cand.ref.get("tf") or {}
@@ -100,9 +118,43 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 math.log1p(words) / math.log1p(LONG_TEXT),
                 _together(ctx.content_of(cand), asked, ctx.idf) if len(asked) > 1 else 0.0,
                 cos / top_cos if top_cos > 0 else 0.0,
+                cos,
+                1.0 if rare and rare[0] in tf else 0.0,
+                sum(ctx.idf.get(t, 0.0) for t in rare if t in tf) / rare_total,
+                _years_apart(_day(dates[index]), first_day),
+                _heading_share(ctx.content_of(cand), ctx.idf, total),
+                1.0
+                if index
+                and first_source != "memory"
+                and (cand.ref.get("source") or "memory") == first_source
+                else 0.0,
+                1.0 if ctx.about_now else 0.0,
+                1.0 if ctx.asks_shape else 0.0,
+                min(len(asked), 20) / 10,
             ]
         )
     return rows
+
+
+def _day(date: str) -> int | None:
+    """Days since 0001-01-01 of an ISO date, or None when it is not one."""
+    try:
+        return _date.fromisoformat(date[:10]).toordinal()
+    except ValueError:
+        return None
+
+
+def _years_apart(day: int | None, first: int | None) -> float:
+    if day is None or first is None:
+        return 0.0
+    return max(-1.0, min(1.0, (day - first) / 365.0))
+
+
+def _heading_share(text: str, idf: dict[str, float], total: float) -> float:
+    """The share of the question's idf mass in the text's first line."""
+    first_line = text.lstrip().split("\n", 1)[0][:300]
+    held = set(terms(first_line))
+    return sum(value for t, value in idf.items() if t in held) / total
 
 
 def _together(text: str, asked: list[str], idf: dict[str, float]) -> float:
@@ -178,6 +230,34 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
         return ranked
     window = ranked[:WINDOW]
     inputs = model_input(features(window, ctx))
-    score = [tree_score(trees, x) for x in inputs]
-    picked = sorted(range(len(window)), key=lambda i: (-score[i], i))
+    picked = fitted_order([tree_score(trees, x) for x in inputs], kept_back(inputs))
     return [window[i] for i in picked] + ranked[WINDOW:]
+
+
+_CORRECTED = FEATURES.index("corrected")
+_NEWER_NOW = FEATURES.index("newer_now")
+
+
+def kept_back(rows: list[list[float]]) -> set[int]:
+    """Window positions that may not be put first, for a question not about before: a memory
+    a later one corrects by a link (replaces, mark_outdated) is an old value, which answers
+    only what was true earlier. A memory a later one merely restates may lead: the
+    restatement is found by shared words and is sometimes about something else. (For a
+    question about before "newer_now" is 0 for every candidate; otherwise the newest has 1.)"""
+    if all(row[_NEWER_NOW] == 0 for row in rows):
+        return set()
+    return {i for i, row in enumerate(rows) if i and row[_CORRECTED] > 0}
+
+
+def fitted_order(
+    scores: list[float], kept: set[int] = frozenset(), margin: float | None = None
+) -> list[int]:
+    """Window positions in the fitted order. The earlier stages' first candidate keeps its
+    place unless another that may lead (not in ``kept``) scores at least ``margin`` above it."""
+    margin = LEAD_MARGIN if margin is None else margin
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    lead = next((i for i in order if i not in kept), 0)
+    if lead != 0 and scores[lead] - scores[0] < margin:
+        lead = 0
+    order.remove(lead)
+    return [lead, *order]
