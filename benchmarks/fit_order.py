@@ -24,7 +24,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from agent_questions import ANSWERABLE_KINDS, SETS, build_store, load_corpus, run_corpus, summary
+from agent_questions import (
+    ANSWERABLE_KINDS,
+    SETS,
+    build_store,
+    load_corpus,
+    run_corpus,
+    summary,
+    visible,
+)
 
 from ihmt.search import learned_order, order_trees
 
@@ -36,7 +44,7 @@ OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "search" / "order_tre
 
 def record(names: list[str], semantic: bool) -> list[dict]:
     """One row per answerable question whose search reached the ordering stage."""
-    recorded: list[tuple[list, list]] = []
+    recorded: list[tuple[list, list, list]] = []
     original = learned_order.reorder
 
     def spy(ranked, ctx, trees=None):
@@ -76,8 +84,7 @@ def answer_labels(question: dict, corpus_ids: list, texts: list[str]) -> list[fl
     that show the expected answer (any of its pieces when none in the window does), so the
     trees learn to put the passage that answers first, not any piece of the right file."""
     gold = set(question.get("gold") or [])
-    answer = " ".join((question.get("answer") or "").split()).casefold()
-    shows = [bool(answer) and answer in " ".join(t.split()).casefold() for t in texts]
+    shows = [visible(question.get("answer"), text) for text in texts]
     labels = [1.0 if cid in gold else 0.0 for cid in corpus_ids]
     pieces: dict[str, list[int]] = {}
     for index, cid in enumerate(corpus_ids):

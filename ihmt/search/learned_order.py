@@ -81,9 +81,10 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
     top_cov = max((getattr(c, "coverage", 0.0) for c in window), default=0.0)
     dates = [c.ref.get("date") or "" for c in window]
     order = sorted(set(dates))
-    rank = {d: (order.index(d) / (len(order) - 1) if len(order) > 1 else 1.0) for d in order}
+    rank = {d: (i / (len(order) - 1) if len(order) > 1 else 1.0) for i, d in enumerate(order)}
     top_cos = max((ctx.cosine.get(c.ref["id"], 0.0) for c in window), default=0.0)
-    asked = [t for t in dict.fromkeys(ctx.question_terms)]
+    asked = list(dict.fromkeys(ctx.question_terms))
+    named = [n for n in ctx.names if n]
     total = sum(ctx.idf.get(t, 0.0) for t in asked) or 1.0
     rare = sorted(asked, key=lambda t: (-ctx.idf.get(t, 0.0), t))[:3]
     rare_total = sum(ctx.idf.get(t, 0.0) for t in rare) or 1.0
@@ -96,7 +97,7 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
         coverage = getattr(cand, "coverage", 0.0)
         newer = rank[dates[index]]
         shape = ctx.holds_shape(cand) if ctx.holds_shape is not None else None
-        named = [n for n in ctx.names if n]
+        text = ctx.content_of(cand)
         held = sum(1 for n in named if set(n) <= matched) / len(named) if named else 0.0
         words = sum(tf.values()) if tf else 0
         cos = ctx.cosine.get(cand.ref["id"], 0.0)
@@ -116,13 +117,13 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 1.0 if shape is False else 0.0,
                 held,
                 math.log1p(words) / math.log1p(LONG_TEXT),
-                _together(ctx.content_of(cand), asked, ctx.idf) if len(asked) > 1 else 0.0,
+                _together(text, asked, ctx.idf) if len(asked) > 1 else 0.0,
                 cos / top_cos if top_cos > 0 else 0.0,
                 cos,
                 1.0 if rare and rare[0] in tf else 0.0,
                 sum(ctx.idf.get(t, 0.0) for t in rare if t in tf) / rare_total,
                 _years_apart(_day(dates[index]), first_day),
-                _heading_share(ctx.content_of(cand), ctx.idf, total),
+                _heading_share(text, ctx.idf, total),
                 1.0
                 if index
                 and first_source != "memory"
