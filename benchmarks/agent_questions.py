@@ -93,6 +93,11 @@ SETS = {
     # started from: an online bookshop's SRE, a climate-modelling PhD student, a web agency's
     # technical lead
     "blind14": ["papadakis", "ghazarian", "mamani"],
+    # ninth session: three more, committed before their first run, which measures the code
+    # the session started from and its final code (the ordering trees are not fitted on
+    # them): a game studio's build and release engineer, a hospital's integration
+    # developer, a fintech's two-person payments team
+    "blind15": ["tresguerras", "vrancken", "kettleborough"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
