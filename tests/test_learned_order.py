@@ -18,6 +18,7 @@ from ihmt.search.learned_order import (
     reorder,
     tree_score,
 )
+from ihmt.search.navigator import stand_in
 
 
 def cand(leaf_id: str, *, date="2026-03-01", score=1.0, coverage=0.5, source="memory", tf=None):
@@ -90,6 +91,39 @@ def test_together_is_high_when_the_question_words_stand_close_and_low_when_far_a
     rows = features([a, b], ctx)
     assert rows[0][together] == pytest.approx(1.0)
     assert rows[1][together] == pytest.approx(0.5)
+
+
+def test_tight_tells_words_side_by_side_from_words_a_sentence_apart_that_together_does_not():
+    words = {"fund": 1.0, "contact": 2.0, "month": 1.0}
+    side_by_side = "Correction: the finance month contact is now Amara Nwosu."
+    apart = "Finance wants two month closes in parallel; the contact at the bank was changed."
+    ctx = OrderContext(question_terms=list(words), idf=words, content_of=lambda c: c.text)
+    a, b = cand("side"), cand("apart")
+    a.text, b.text = side_by_side, apart
+    together, tight = FEATURES.index("together"), FEATURES.index("tight")
+    rows = features([a, b], ctx)
+    # both hold the three words within one stretch of SPAN_TERMS words ...
+    assert rows[0][together] == rows[1][together] == pytest.approx(1.0)
+    # ... but only the first holds them next to each other
+    assert rows[0][tight] == pytest.approx(1.0)
+    assert rows[1][tight] < 0.5
+
+
+def test_a_memory_standing_in_for_the_first_is_measured_by_its_own_words_too():
+    lead = cand("old", score=8.0, coverage=1.0)
+    later = cand("later", date="2026-05-01", score=3.0, coverage=0.4)
+    stand_in(later, lead, take_words=False)
+    # rivals are measured against the fact's score and coverage ...
+    assert (later.adjusted, later.coverage) == (8.0, 1.0)
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0})
+    row = features([later, lead], ctx)[0]
+    # ... while the ordering still sees how little of the question the stand-in holds itself
+    assert row[FEATURES.index("coverage")] == pytest.approx(1.0)
+    assert row[FEATURES.index("own_coverage")] == pytest.approx(0.4)
+    assert row[FEATURES.index("own_score")] == pytest.approx(3.0 / 8.0)
+    # standing in twice keeps the first own values, not the borrowed ones
+    stand_in(later, cand("other", score=9.0, coverage=0.9))
+    assert (later.own_coverage, later.own_adjusted) == (0.4, 3.0)
 
 
 def test_the_shipped_forests_fit_the_features_they_are_read_with():

@@ -43,7 +43,7 @@ from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
-from .navigator import Candidate, Navigator
+from .navigator import Candidate, Navigator, stand_in
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import (
     EARLIER_DESCENT,
@@ -451,9 +451,7 @@ class SearchEngine:
                 continue  # a new value of "what time is X" holds a time
             present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
             newer = present or cand
-            newer.adjusted = max(getattr(newer, "adjusted", 0.0), lead.adjusted)
-            newer.coverage = max(getattr(newer, "coverage", 0.0), lead.coverage)
-            newer.matched = set(getattr(newer, "matched", set())) | lead.matched
+            stand_in(newer, lead)
             lead.restated = True
             lead.changed_by = newer
             return [newer] + [c for c in ranked if c is not newer]

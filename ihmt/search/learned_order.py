@@ -55,6 +55,9 @@ FEATURES = (
     "asks_now",  # the question says "now", "currently", "these days"...
     "asks_shape",  # the question asks for a shape of answer (a port, a version, a date...)
     "question_words",  # how many words the question has to match, over ten
+    "own_coverage",  # the coverage of its own words, when it stands in for the first's fact
+    "own_score",  # ... and its own score over the window's best
+    "tight",  # the question's words it holds, over the shortest stretch holding them all
 )
 
 
@@ -101,6 +104,7 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
         held = sum(1 for n in named if set(n) <= matched) / len(named) if named else 0.0
         words = sum(tf.values()) if tf else 0
         cos = ctx.cosine.get(cand.ref["id"], 0.0)
+        together, tight = _proximity(text, asked, ctx.idf) if len(asked) > 1 else (0.0, 0.0)
         rows.append(
             [
                 1.0 if index == 0 else 0.0,
@@ -117,7 +121,7 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 1.0 if shape is False else 0.0,
                 held,
                 math.log1p(words) / math.log1p(LONG_TEXT),
-                _together(text, asked, ctx.idf) if len(asked) > 1 else 0.0,
+                together,
                 cos / top_cos if top_cos > 0 else 0.0,
                 cos,
                 1.0 if rare and rare[0] in tf else 0.0,
@@ -132,6 +136,9 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 1.0 if ctx.about_now else 0.0,
                 1.0 if ctx.asks_shape else 0.0,
                 min(len(asked), 20) / 10,
+                getattr(cand, "own_coverage", coverage),
+                max(0.0, getattr(cand, "own_adjusted", getattr(cand, "adjusted", 0.0))) / top_score,
+                tight,
             ]
         )
     return rows
@@ -158,14 +165,18 @@ def _heading_share(text: str, idf: dict[str, float], total: float) -> float:
     return sum(value for t, value in idf.items() if t in held) / total
 
 
-def _together(text: str, asked: list[str], idf: dict[str, float]) -> float:
-    """The idf mass of the question's words found within one stretch of SPAN_TERMS words,
-    over the mass of those the text holds anywhere: 1 when they stand together."""
+def _proximity(text: str, asked: list[str], idf: dict[str, float]) -> tuple[float, float]:
+    """How close together the text holds the question's words: (the idf mass of them found
+    within one stretch of SPAN_TERMS words over the mass of those held anywhere, the number
+    of distinct ones held over the length of the shortest stretch holding them all). Both
+    are 1 for "the finance month-end contact" asked as "who's the finance contact for
+    month-end", less when the words lie sentences apart."""
     wanted = set(asked)
     positions = [(i, t) for i, t in enumerate(terms(text)) if t in wanted]
     if not positions:
-        return 0.0
-    anywhere = sum(idf.get(t, 0.0) for t in {t for _, t in positions}) or 1.0
+        return 0.0, 0.0
+    held = {t for _, t in positions}
+    anywhere = sum(idf.get(t, 0.0) for t in held) or 1.0
     best, start, inside = 0.0, 0, {}
     for where, term in positions:
         inside[term] = inside.get(term, 0) + 1
@@ -176,7 +187,23 @@ def _together(text: str, asked: list[str], idf: dict[str, float]) -> float:
                 del inside[gone]
             start += 1
         best = max(best, sum(idf.get(t, 0.0) for t in inside))
-    return best / anywhere
+    return best / anywhere, len(held) / _shortest_span(positions, len(held))
+
+
+def _shortest_span(positions: list[tuple[int, str]], distinct: int) -> int:
+    """The length in words of the shortest stretch holding ``distinct`` different words of
+    ``positions`` (word index, word), found in one pass with two pointers."""
+    shortest, start, inside = positions[-1][0] - positions[0][0] + 1, 0, {}
+    for where, term in positions:
+        inside[term] = inside.get(term, 0) + 1
+        while len(inside) == distinct:
+            first, gone = positions[start]
+            shortest = min(shortest, where - first + 1)
+            inside[gone] -= 1
+            if not inside[gone]:
+                del inside[gone]
+            start += 1
+    return max(shortest, distinct)
 
 
 def model_input(rows: list[list[float]]) -> list[list[float]]:

@@ -30,6 +30,20 @@ class Candidate:
     matched: set[str] = field(default_factory=set)
 
 
+def stand_in(chosen, lead, take_words: bool = True) -> None:
+    """``chosen`` answers in ``lead``'s place (a later restatement, a change, the state
+    before one): it takes the lead's score and coverage (``take_words``: its matched words
+    too) so that rivals are measured against the fact, and keeps its own score and coverage
+    apart (own_adjusted, own_coverage) for the fitted ordering, which judges the stand-in."""
+    if not hasattr(chosen, "own_coverage"):
+        chosen.own_coverage = getattr(chosen, "coverage", 0.0)
+        chosen.own_adjusted = getattr(chosen, "adjusted", 0.0)
+    chosen.adjusted = max(getattr(chosen, "adjusted", 0.0), lead.adjusted)
+    chosen.coverage = max(getattr(chosen, "coverage", 0.0), lead.coverage)
+    if take_words:
+        chosen.matched = set(getattr(chosen, "matched", set())) | lead.matched
+
+
 @dataclass
 class Descent:
     candidates: list[Candidate]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..text.tokenize import terms
 from .intent import history_cue_at
-from .navigator import Candidate
+from .navigator import Candidate, stand_in
 from .unknown_names import named_terms, qualifier_terms
 
 RESTATE_WINDOW = 6  # candidates compared for "a later memory says this again"
@@ -156,8 +156,8 @@ def order_by_time(
     for cand in group:
         cand.restated = cand is not chosen
     # the chosen memory speaks for the group: its rivals are measured against the group's best
-    chosen.adjusted = max(chosen.adjusted, lead.adjusted)
-    chosen.coverage = max(chosen.coverage, lead.coverage)
+    if chosen is not lead:
+        stand_in(chosen, lead, take_words=False)
     return [chosen] + [c for c in ranked if c is not chosen]
 
 
@@ -324,9 +324,7 @@ def find_earlier(
             continue
         present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
         older = present or cand
-        older.adjusted = max(getattr(older, "adjusted", 0.0), lead.adjusted)
-        older.coverage = max(getattr(older, "coverage", 0.0), lead.coverage)
-        older.matched = set(getattr(older, "matched", set())) | lead.matched
+        stand_in(older, lead)
         lead.restated = True  # the change, listed after the state it changed: no rival
         return [older] + [c for c in ranked if c is not older]
     return ranked
