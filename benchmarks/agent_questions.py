@@ -98,6 +98,11 @@ SETS = {
     # them): a game studio's build and release engineer, a hospital's integration
     # developer, a fintech's two-person payments team
     "blind15": ["tresguerras", "vrancken", "kettleborough"],
+    # tenth session: three more, committed before their first run, which measures the code
+    # the session started from and its final code (the ordering trees are not fitted on
+    # them): a telecom operator's network-automation engineer in Montevideo, an e-bike
+    # motor-controller firmware team, a public-library consortium's web and systems team
+    "blind16": ["bentancor", "arrizabalaga", "bustamante"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
