@@ -19,6 +19,7 @@ from ihmt.search.learned_order import (
     tree_score,
 )
 from ihmt.search.navigator import stand_in
+from ihmt.text.tokenize import terms
 
 
 def cand(leaf_id: str, *, date="2026-03-01", score=1.0, coverage=0.5, source="memory", tf=None):
@@ -124,6 +125,42 @@ def test_a_memory_standing_in_for_the_first_is_measured_by_its_own_words_too():
     # standing in twice keeps the first own values, not the borrowed ones
     stand_in(later, cand("other", score=9.0, coverage=0.9))
     assert (later.own_coverage, later.own_adjusted) == (0.4, 3.0)
+
+
+def test_a_later_memory_telling_of_a_change_in_the_older_ones_words_reads_as_its_new_value():
+    def memory(leaf_id, date, text, source="memory"):
+        made = cand(leaf_id, date=date, source=source, tf=dict.fromkeys(terms(text), 1))
+        made.text = text
+        return made
+
+    old = memory(
+        "old", "2026-03-01", "The BFF keeps push tokens in PostgreSQL 15.4 on RDS bff-db-prod"
+    )
+    new = memory("new", "2026-06-01", "bff-db-prod is now on PostgreSQL 16.3 after the RDS window")
+    plain = memory("plain", "2026-06-02", "bff-db-prod runs PostgreSQL with RDS backups nightly")
+    other = memory("other", "2026-06-03", "The office moved to the third floor last week")
+    rare = {t: 2.0 for t in terms(old.text + " " + new.text + " " + plain.text + " " + other.text)}
+    ctx = OrderContext(
+        question_terms=["postgresql"],
+        idf={"postgresql": 1.0},
+        content_of=lambda c: c.text,
+        word_idf=rare,
+    )
+    updates, updated = FEATURES.index("updates_older"), FEATURES.index("updated_by_newer")
+    rows = features([old, new, plain, other], ctx)
+    # "now on ... 16.3" shares bff-db-prod and RDS with the old statement: its new value
+    assert rows[1][updates] > 0.3
+    assert rows[0][updated] == pytest.approx(rows[1][updates])
+    # the same words without a change told, or a change of something else, link nothing
+    assert rows[2][updates] == 0.0
+    assert rows[3][updates] == 0.0
+    # an older memory is never the new value of a newer one
+    assert rows[0][updates] == 0.0 and rows[3][updated] == 0.0
+    # pieces of one stored document are not each other's values
+    first = memory("d1", "2026-03-01", old.text, source="runbook.md")
+    second = memory("d2", "2026-06-01", new.text, source="runbook.md")
+    rows = features([first, second], ctx)
+    assert rows[1][updates] == rows[0][updated] == 0.0
 
 
 def test_the_shipped_forests_fit_the_features_they_are_read_with():

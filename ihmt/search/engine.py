@@ -274,6 +274,7 @@ class SearchEngine:
                     cosine=dense.cosine if dense is not None else {},
                     about_now=now,
                     asks_shape=bool(shapes),
+                    word_idf=self._idf_of(ranked[: learned_order.WINDOW], n),
                 ),
             )
         hits = []

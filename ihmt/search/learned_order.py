@@ -23,6 +23,7 @@ from datetime import date as _date
 
 from ..text.tokenize import terms
 from . import order_trees
+from .restatement import tells_change
 
 WINDOW = 5  # candidates reordered: the answer is rarely further down
 SPAN_TERMS = 40  # the window of words in which the question's words are looked for together
@@ -58,6 +59,8 @@ FEATURES = (
     "own_coverage",  # the coverage of its own words, when it stands in for the first's fact
     "own_score",  # ... and its own score over the window's best
     "tight",  # the question's words it holds, over the shortest stretch holding them all
+    "updates_older",  # tells of a change and shares its other rare words with an older one
+    "updated_by_newer",  # ... a newer one in the window does that to it
 )
 
 
@@ -75,6 +78,7 @@ class OrderContext:
     cosine: dict[str, float] = field(default_factory=dict)
     about_now: bool = False
     asks_shape: bool = False
+    word_idf: dict[str, float] = field(default_factory=dict)
 
 
 def features(window: list, ctx: OrderContext) -> list[list[float]]:
@@ -93,6 +97,7 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
     rare_total = sum(ctx.idf.get(t, 0.0) for t in rare) or 1.0
     first_day = _day(dates[0]) if dates else None
     first_source = window[0].ref.get("source") or "memory"
+    updates, updated = _change_links(window, ctx, dates)
     rows = []
     for index, cand in enumerate(window):
         tf = cand.ref.get("tf") or {}
@@ -139,9 +144,43 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 getattr(cand, "own_coverage", coverage),
                 max(0.0, getattr(cand, "own_adjusted", getattr(cand, "adjusted", 0.0))) / top_score,
                 tight,
+                updates[index],
+                updated[index],
             ]
         )
     return rows
+
+
+def _change_links(window: list, ctx: OrderContext, dates: list[str]) -> tuple[list, list]:
+    """For each candidate, how strongly it reads as a new value of an older candidate, and
+    how strongly a newer one reads as a new value of it. A memory that says something
+    changed ("bff-db-prod is on PostgreSQL 16.3 after...") and whose other rare words
+    (besides the question's) an older one holds ("...PostgreSQL 15.4 on RDS (instance
+    bff-db-prod)") is likely its later value: the strength is the idf-weighted share of the
+    newer memory's other words that the older holds, 0 when it tells of no change. Pieces
+    of one stored document are never each other's values."""
+    count = len(window)
+    updates, updated = [0.0] * count, [0.0] * count
+    if count < 2 or not ctx.word_idf:
+        return updates, updated
+    asked = set(ctx.question_terms)
+    own = [set(c.ref.get("tf") or ()) - asked for c in window]
+    changes = [tells_change(ctx.content_of(c)) for c in window]
+    for new in range(count):
+        weight = math.fsum(ctx.word_idf.get(t, 0.0) for t in own[new])
+        if not changes[new] or weight <= 0:
+            continue
+        source = window[new].ref.get("source") or "memory"
+        for old in range(count):
+            if old == new or dates[old] >= dates[new]:
+                continue
+            if source != "memory" and (window[old].ref.get("source") or "memory") == source:
+                continue
+            held = own[new] & own[old]
+            share = math.fsum(ctx.word_idf.get(t, 0.0) for t in held) / weight
+            updates[new] = max(updates[new], share)
+            updated[old] = max(updated[old], share)
+    return updates, updated
 
 
 def _day(date: str) -> int | None:
