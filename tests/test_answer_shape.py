@@ -64,10 +64,35 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "in the cost review, what share of bytes billed came from raw tables?",  # a topic
         "if I re-send a charge to the card processor, should the token change?",  # a payment
         "what was our APM trace sampling before we cut it for cost?",  # a reason
+        "which Android phone is the shared test device?",  # the device, not its number
+        "if the customer never confirms on their phone, how long until it fails?",
+        "when is a good time to phone the almond grower?",  # the verb
+        "what's the ticket for replacing the IP allowlists with an egress proxy?",  # a rule
+        "what happens when the price lookup is too slow?",  # a thing about prices
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
     assert not [s.name for s in shapes_asked(question) if s.strict]
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("what's Irene's phone?", "Irene Castaño: +34 612 345 678, mornings only."),
+        ("what's the minimum course price?", "Minimum course price is 19.900 COP."),
+        ("which Adyen API version are we on?", "Adyen API bumped from v68 to v71."),
+        (
+            "which Shopify Admin API version is the app on?",
+            "The app targets Shopify Admin API 2026-04.",
+        ),
+    ],
+)
+def test_values_written_in_less_common_ways_hold_the_shape_asked(question, text):
+    shapes = shapes_asked(question)
+    assert [s for s in shapes if s.strict]
+    assert holds_shape(text, shapes, subject_terms(question))
+    # ... and a memory about the same subject without such a value does not
+    assert not holds_shape("Ask about it in the team channel.", shapes, frozenset())
 
 
 def test_a_version_counts_only_next_to_the_subject_asked_about():

@@ -47,6 +47,14 @@ _UNITS = (
 )
 
 
+# "on their phone", "from my phone": the device in someone's hand
+_ON_A_PHONE = "".join(
+    f"(?<!{place} {whose} )"
+    for place in ("on", "from", "via", "with", "in")
+    for whose in ("their", "his", "her", "my", "your", "our", "the", "a")
+)
+
+
 @dataclass(frozen=True)
 class AnswerShape:
     name: str  # its reason code parameter ("phone"); ihmt/reasons.py words it
@@ -72,8 +80,13 @@ SHAPES: tuple[AnswerShape, ...] = (
         "phone",
         # "the phone app", "a phone model": the phone as a thing, not its number
         _cue(
-            r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
-            r"|users?|call|calls|build|builds|test|tests)\b)"
+            # "which Android phone", "on their phone": the device, not its number; "phone
+            # the grower", "a good time to phone": the verb
+            r"(?<!which )(?<!what )(?<!android )(?<!test )(?<!to )"
+            + _ON_A_PHONE
+            + r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
+            r"|users?|call|calls|build|builds|test|tests|the|him|her|them|me|us|you)\b)"
+            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone"
             r"|(?:mobile|cell|whatsapp) number|telefono|(?<!app )movil(?! (?:app|apps)\b)"
         ),
         # not a date ("2026-05-26") or an IP address, which the digits alone would match
@@ -97,7 +110,12 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "ip",
         # "the rate limit per IP" counts by address, it does not ask for one
-        _cue(r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)|direccion ip"),
+        # ... and "the IP allowlists" is a rule about addresses, not one of them
+        _cue(
+            r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)"
+            r"(?! (?:allow ?lists?|white ?lists?|block ?lists?|black ?lists?|restrictions?"
+            r"|filtering|bans?)\b)|direccion ip"
+        ),
         re.compile(
             # "... at 10.20.0.31." ends a sentence: a dot after it is no fifth part
             r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d)|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
@@ -119,7 +137,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|allocation|explorer|dashboard|optimi[sz]ation)\b)"
             # "a charge" is also a card payment ("re-send a charge to the processor"): only
             # a charge with a kind of price, or "how much ... charge", asks for an amount
-            r"|costs|price|prices|priced|(?:service|delivery|shipping|late|extra|monthly|annual"
+            # "the price lookup", "price changes": a thing about prices, not an amount
+            r"|costs|price(?! (?:lookups?|services?|api|engine|feeds?|lists?|changes?|updates?"
+            r"|cache|calculation|logic|pages?|tables?|rules?)\b)|prices|priced|(?:service|delivery|shipping|late|extra|monthly|annual"
             r"|setup|cancellation) charges?|fee|fees|salary|hourly rate|day rate"
             r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
             r"|what (?:do|does|did|will|would) (?:\w+ ){0,3}charge"
@@ -130,6 +150,8 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|pesos?)\b)"
             # the currency code first, as invoices and budgets write it: "USD 4,500"
             r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf)\s?\d)"
+            # ... or after the amount: "19.900 COP", "1.200 ARS"
+            r"|(?i:\d\s?(?:ars|cop|pen|brl|chf|uyu)\b)"
         ),
         True,
     ),
@@ -198,6 +220,10 @@ SHAPES: tuple[AnswerShape, ...] = (
             + _UNITS
             + r")"
             r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"
+            # a bare release tag ("bumped from v68 to v71"), an API's calendar version
+            # ("Admin API 2026-04", "API version 2024-06-20")
+            r"|(?<![\w.-])v\d{1,4}(?![\w.-])"
+            r"|(?i:\bapi\s(?:version\s)?)\d{4}-\d\d(?:-\d\d)?(?!\d)"
             # a tool named in lower case with a hyphen, then its major version: "clang-format
             # 17", "gz-sim 8"
             r"|\b[a-z][\w+#]*-[\w.+#-]*[a-z]\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])"
