@@ -1858,6 +1858,7 @@ scm source control management
 stt speech to text
 accelerate speed up
 sqli sql injection
+mssql sql server
 stacktrace stack trace
 sop standard operating procedure
 sast static application security testing

@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 4
+VOCABULARY_VERSION = 5
 
 _ALIASES = {
     # databases and infrastructure
@@ -65,6 +65,11 @@ _ALIASES = {
     "org": "organization",
     "admin": "administrator",
     "gh": "github",
+    # numeronyms: the first letter, how many letters are left out, the last
+    "a11y": "accessibility",
+    "i18n": "internationalization",
+    "l10n": "localization",
+    "o11y": "observability",
     # languages
     "js": "javascript",
     "ts": "typescript",
