@@ -69,6 +69,7 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "when is a good time to phone the almond grower?",  # the verb
         "what's the ticket for replacing the IP allowlists with an egress proxy?",  # a rule
         "what happens when the price lookup is too slow?",  # a thing about prices
+        "can you link the ticket to the PR?",  # the verb
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
@@ -93,6 +94,40 @@ def test_values_written_in_less_common_ways_hold_the_shape_asked(question, text)
     assert holds_shape(text, shapes, subject_terms(question))
     # ... and a memory about the same subject without such a value does not
     assert not holds_shape("Ask about it in the team channel.", shapes, frozenset())
+
+
+@pytest.mark.parametrize(
+    ("question", "holding", "lacking"),
+    [
+        (
+            "what's the URL of the payments monorepo?",
+            "The payments monorepo lives at github.com/corvane/payments.",
+            "The payments monorepo uses Go workspaces.",
+        ),
+        (
+            "link to the wiki?",
+            "Docs: https://wiki.example.org/start",
+            "The wiki moved last week.",
+        ),
+        (
+            "which server is Grafana on?",
+            "Grafana now runs on mon03.andes.internal, port 3000.",
+            "Grafana dashboards are exported every night.",
+        ),
+        (
+            "what's the hostname of the CI box?",
+            "The CI box is ci-runner-03 in the rack.",
+            "The CI box is in the rack next to the switch.",
+        ),
+    ],
+)
+def test_an_address_or_a_host_asked_for_is_told_from_a_memory_that_only_names_the_subject(
+    question, holding, lacking
+):
+    shapes = shapes_asked(question)
+    assert shapes and not [s for s in shapes if s.strict]  # it orders; it never says NOT FOUND
+    assert holds_shape(holding, shapes)
+    assert not holds_shape(lacking, shapes)
 
 
 def test_a_version_counts_only_next_to_the_subject_asked_about():

@@ -233,6 +233,33 @@ SHAPES: tuple[AnswerShape, ...] = (
         near_subject=True,
     ),
     AnswerShape(
+        "url",
+        # "the URL of the wiki", "link to the repo": an address on the web (a link as a verb,
+        # "link the ticket", asks for none)
+        _cue(r"urls?|(?:the|a) links? (?:to|for|of)|links? to|web address|enlaces?|direccion web"),
+        re.compile(
+            r"(?i:https?://)[^\s)>\]]+|\b(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{2,5})?/[\w.#?=&%-]+"
+        ),
+        False,
+    ),
+    AnswerShape(
+        "host",
+        # "which server is Grafana on", "the hostname of the CI box"
+        _cue(
+            r"hostnames?|host names?|(?:which|what) (?:host|server|machine|box|vm)"
+            r"|(?:que|cual|en que) (?:host|servidor|maquina)"
+        ),
+        re.compile(
+            # a name in a domain ("mon03.andes.internal"), a machine numbered in its name
+            # ("ci-runner-03", "pve01"), or an address
+            r"\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:internal|local|lan|home|arpa|corp|intra|com|net"
+            r"|org|io|dev|cloud|app|edu|es|cl|ar|uy|co|mx|pe|ec|de|uk)\b"
+            r"|\b[a-z][a-z0-9]*-[a-z0-9-]*\d{1,3}\b|\b[a-z]{3,}\d{2}\b"
+            r"|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])"
+        ),
+        False,
+    ),
+    AnswerShape(
         "number",
         _cue(
             r"how many|how much|how long|how big|how large|how old|how often|how fast|what size"
