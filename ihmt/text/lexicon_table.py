@@ -1775,10 +1775,12 @@ faq preguntas frecuentes
 pk primary key
 printout print out
 pln procesamiento de lenguaje natural
+pm product manager
 pmf product market fit
 pmv producto minimo viable
 pnl profit and loss
 pwa progressive web app
+pm project manager
 poc proof of concept
 phi protected health information
 poc prueba de concepto

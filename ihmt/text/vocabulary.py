@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 5
+VOCABULARY_VERSION = 6
 
 _ALIASES = {
     # databases and infrastructure
@@ -65,6 +65,10 @@ _ALIASES = {
     "org": "organization",
     "admin": "administrator",
     "gh": "github",
+    "fe": "frontend",
+    "hw": "hardware",
+    "sw": "software",
+    "mgr": "manager",
     # numeronyms: the first letter, how many letters are left out, the last
     "a11y": "accessibility",
     "i18n": "internationalization",
