@@ -1553,6 +1553,7 @@ ccpa california consumer privacy act
 cancel call off
 cta call to action
 capex capital expenditure
+cde cardholder data environment
 phone cell phone
 cpu central processing unit
 cpd centro de proceso de datos
@@ -1574,6 +1575,7 @@ csv comma separated values
 cli command line interface
 cqrs command query responsibility segregation
 cve common vulnerabilities and exposures
+cm community manager
 teleconference conference call
 cdn content delivery network
 cms content management system
@@ -1592,6 +1594,8 @@ datacenter data center
 datacenter data centre
 dlp data loss prevention
 dpa data processing agreement
+dpo data protection officer
+ds data scientist
 dataset data set
 dwh data warehouse
 dba database administrator
@@ -1758,6 +1762,7 @@ ooo out of office
 sick out sick
 ota over the air
 pto paid time off
+psp payment service provider
 p2p peer to peer
 pyme pequena y mediana empresa
 percent per cent
@@ -1771,8 +1776,12 @@ postcode post code
 pir post incident review
 postcode postal code
 poweroff power off
+psu power supply
+psu power supply unit
 faq preguntas frecuentes
+pan primary account number
 pk primary key
+pi principal investigator
 printout print out
 pln procesamiento de lenguaje natural
 pm product manager
@@ -1802,6 +1811,7 @@ regex regular expression
 rl reinforcement learning
 rlhf reinforcement learning from human feedback
 rdbms relational database management system
+rh relative humidity
 rc release candidate
 changelog release notes
 rce remote code execution
@@ -1870,6 +1880,8 @@ sft supervised fine tuning
 disable switch off
 enable switch on
 tsv tab separated values
+ta teaching assistant
+ta technical artist
 ti tecnologias de la informacion
 tpu tensor processing unit
 tos terms of service

@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 6
+VOCABULARY_VERSION = 7
 
 _ALIASES = {
     # databases and infrastructure
@@ -69,6 +69,10 @@ _ALIASES = {
     "hw": "hardware",
     "sw": "software",
     "mgr": "manager",
+    "mem": "memory",
+    "creds": "credentials",
+    "cred": "credentials",
+    "addr": "address",
     # numeronyms: the first letter, how many letters are left out, the last
     "a11y": "accessibility",
     "i18n": "internationalization",
