@@ -1514,7 +1514,13 @@ wrong incorrect
 """
 
 PHRASES = """
+ac acceptance criteria
 acl access control list
+ap access point
+ap accounts payable
+ar accounts receivable
+ai action item
+ad active directory
 ans acuerdo de nivel de servicio
 addon add on
 allowlist allow list
@@ -1522,25 +1528,35 @@ aka also known as
 aws amazon web services
 holiday annual leave
 arr annual recurring revenue
+aml anti money laundering
 aso app store optimization
 ats applicant tracking system
 alb application load balancer
 apm application performance monitoring
 api application programming interface
+asic application specific integrated circuit
 adr architecture decision record
 auc area under the curve
 ai artificial intelligence
 afaik as far as i know
 asap as soon as possible
+acid atomicity consistency isolation durability
+asg auto scaling group
 asr automatic speech recognition
+az availability zone
 aad azure active directory
 acr azure container registry
 aks azure kubernetes service
 backend back end
+bios basic input output system
 bdd behavior driven development
+bom bill of materials
 birthdate birth date
 denylist black list
 denylist block list
+ble bluetooth low energy
+bgp border gateway protocol
+byod bring your own device
 bugfix bug fix
 ba business analyst
 bcp business continuity plan
@@ -1553,12 +1569,17 @@ ccpa california consumer privacy act
 cancel call off
 cta call to action
 capex capital expenditure
+cc carbon copy
 cde cardholder data environment
+css cascading style sheets
 phone cell phone
 cpu central processing unit
 cpd centro de proceso de datos
+ca certificate authority
+csr certificate signing request
 cdc change data capture
 changelog change log
+cr change request
 ceo chief executive officer
 cfo chief financial officer
 cio chief information officer
@@ -1568,30 +1589,42 @@ coo chief operating officer
 cto chief technology officer
 cleanup clean up
 ctr click through rate
+csr client side rendering
 cob close of business
 cdk cloud development kit
 codebase code base
+cr code review
 csv comma separated values
 cli command line interface
 cqrs command query responsibility segregation
 cve common vulnerabilities and exposures
 cm community manager
+cfdi comprobante fiscal digital por internet
+cv computer vision
 teleconference conference call
 cdn content delivery network
 cms content management system
+csp content security policy
+cd continuous delivery
+cd continuous deployment
 ci continuous integration
+can controller area network
 cnn convolutional neural network
 crud create read update delete
 cors cross origin resource sharing
 csrf cross site request forgery
 xss cross site scripting
+cv curriculum vitae
 crd custom resource definition
 cac customer acquisition cost
+cx customer experience
 crm customer relationship management
 csat customer satisfaction
 dau daily active users
-datacenter data center
+dc data center
 datacenter data centre
+ddl data definition language
+de data engineer
 dlp data loss prevention
 dpa data processing agreement
 dpo data protection officer
@@ -1603,19 +1636,26 @@ dbms database management system
 birthdate date of birth
 holiday day off
 dlq dead letter queue
+dl deep learning
 dod definition of done
 dor definition of ready
+dos denial of service
 denylist deny list
 di dependency injection
+dx developer experience
+devops development and operations
+dm direct message
 dag directed acyclic graph
 dg director general
 dr disaster recovery
 ddos distributed denial of service
 dei diversity equity and inclusion
+dnm do not merge
 dom document object model
 dni documento nacional de identidad
 ddd domain driven design
 dns domain name system
+dry dont repeat yourself
 deadline due date
 dast dynamic application security testing
 dhcp dynamic host configuration protocol
@@ -1624,34 +1664,57 @@ ecr elastic container registry
 ecs elastic container service
 eks elastic kubernetes service
 eod end of day
+eof end of file
+eol end of life
+eol end of line
+eom end of month
 eow end of week
 e2e end to end
 eula end user license agreement
 edr endpoint detection and response
+em engineering manager
 erp enterprise resource planning
+erd entity relationship diagram
 eta estimated time of arrival
+eda exploratory data analysis
+xml extensible markup language
 elt extract load transform
 etl extract transform load
+fp false positive
 surname family name
 featureflag feature flag
 featureflag feature toggle
+fpga field programmable gate array
+fs file system
+ftp file transfer protocol
 substitute fill in for
+fifo first in first out
 forename first name
+q1 first quarter
 fy fiscal year
 thumbdrive flash drive
+fwiw for what its worth
 fyi for your information
 fk foreign key
+q4 fourth quarter
 foss free and open source software
 faq frequently asked questions
 frontend front end
+fte full time employee
 fte full time equivalent
 faas function as a service
+fp functional programming
+gc garbage collection
+ga general availability
 gdpr general data protection regulation
+gpio general purpose input output
 gan generative adversarial network
 gpt generative pretrained transformer
 gha github actions
 forename given name
+guid globally unique identifier
 gpl gnu general public license
+gtm go to market
 gcp google cloud platform
 gcs google cloud storage
 gce google compute engine
@@ -1663,41 +1726,63 @@ handoff hand off
 handover hand over
 hardcopy hard copy
 disk hard disk
+hdd hard disk drive
 disk hard drive
+hsm hardware security module
 headquarters head office
 helpdesk help desk
 ha high availability
 hpa horizontal pod autoscaler
 hotfix hot fix
 hf hugging face
+html hypertext markup language
+http hypertext transfer protocol
+https hypertext transfer protocol secure
 iam identity and access management
+idp identity provider
 iirc if i recall correctly
+iva impuesto al valor agregado
 iva impuesto sobre el valor anadido
 responsible in charge of
 imo in my opinion
+ic incident commander
+ic individual contributor
+infosec information security
+it information technology
 iaas infrastructure as a service
 iac infrastructure as code
+io input output
 iops input output operations per second
 ide integrated development environment
 ia inteligencia artificial
 bi inteligencia de negocio
+ip intellectual property
+i2c inter integrated circuit
 api interfaz de programacion de aplicaciones
+iban international bank account number
 iot internet of things
 ip internet protocol
 isp internet service provider
 jvm java virtual machine
+json javascript object notation
 jp jefe de proyecto
 jd job description
 jwt json web token
+jit just in time
+kiss keep it simple stupid
 kms key management service
 kpi key performance indicator
 kv key value
 shortcut keyboard shortcut
+kyc know your customer
+kb knowledge base
 llm large language model
 surname last name
 loa leave of absence
+lmk let me know
 ltv lifetime value
 ldap lightweight directory access protocol
+loc lines of code
 livestream live stream
 lb load balancer
 lan local area network
@@ -1712,31 +1797,41 @@ owner looks after
 lgtm looks good to me
 lora low rank adaptation
 ml machine learning
+mle machine learning engineer
 mitm man in the middle
+msp managed service provider
 msa master service agreement
 mse mean squared error
 mtbf mean time between failures
 mtta mean time to acknowledge
 mttd mean time to detect
 mttr mean time to recovery
+mttr mean time to repair
 thumbdrive memory stick
 mr merge request
 mq message queue
+mcu microcontroller unit
 m365 microsoft 365
 mssql microsoft sql server
 mvp minimum viable product
 moe mixture of experts
+mdm mobile device management
 phone mobile phone
 mockup mock up
+mcp model context protocol
 mvc model view controller
 mau monthly active users
+mrr monthly recurring revenue
 mfa multi factor authentication
 ner named entity recognition
 nlp natural language processing
+nfc near field communication
 nps net promoter score
 nat network address translation
+nas network attached storage
 nlb network load balancer
 noc network operations center
+ntp network time protocol
 nn neural network
 newcomer new hire
 newcomer new joiner
@@ -1744,34 +1839,47 @@ newcomer new starter
 npm node package manager
 nda non disclosure agreement
 nfr non functional requirements
+na not applicable
+nosql not only sql
 nif numero de identificacion fiscal
 oop object oriented programming
 orm object relational mapping
 okr objectives and key results
+1on1 one on one
 otp one time password
 olap online analytical processing
 oltp online transaction processing
 oss open source software
 owasp open web application security project
 oidc openid connect
+opex operating expenditure
 opex operating expenses
 os operating system
 ocr optical character recognition
+oem original equipment manufacturer
 oom out of memory
 ooo out of office
+ootb out of the box
 sick out sick
 ota over the air
 pto paid time off
+pci payment card industry
 psp payment service provider
 p2p peer to peer
+pentest penetration test
 pyme pequena y mediana empresa
 percent per cent
+pip performance improvement plan
+pcie peripheral component interconnect express
 pvc persistent volume claim
 pii personally identifiable information
 physiotherapy physical therapy
 paas platform as a service
 ptal please take a look
-liaison point of contact
+poc point of contact
+pos point of sale
+xfa por favor
+pdf portable document format
 postcode post code
 pir post incident review
 postcode postal code
@@ -1781,11 +1889,15 @@ psu power supply unit
 faq preguntas frecuentes
 pan primary account number
 pk primary key
+pca principal component analysis
 pi principal investigator
 printout print out
+pcb printed circuit board
 pln procesamiento de lenguaje natural
+pid process identifier
 pm product manager
 pmf product market fit
+po product owner
 pmv producto minimo viable
 pnl profit and loss
 pwa progressive web app
@@ -1795,18 +1907,24 @@ phi protected health information
 poc prueba de concepto
 pki public key infrastructure
 pr pull request
+po purchase order
 postpone put off
+pypi python package index
 qa quality assurance
 qos quality of service
 qbr quarterly business review
 qps queries per second
+rf radio frequency
+ram random access memory
 throttle rate limit
 rn react native
+rtos real time operating system
 rpo recovery point objective
 rto recovery time objective
 rnn recurrent neural network
 rrhh recursos humanos
 rhel red hat enterprise linux
+rfc registro federal de contribuyentes
 regex regular expression
 rl reinforcement learning
 rlhf reinforcement learning from human feedback
@@ -1816,27 +1934,38 @@ rc release candidate
 changelog release notes
 rce remote code execution
 rpc remote procedure call
+rest representational state transfer
 rfc request for comments
 rfi request for information
 rfp request for proposal
 rfq request for quotation
 rps requests per second
+raci responsible accountable consulted informed
+rsu restricted stock unit
 roi retorno de la inversion
+rag retrieval augmented generation
 roi return on investment
 rbac role based access control
 rollback roll back
 rollout roll out
 rca root cause analysis
+rmse root mean square error
+rtt round trip time
 rls row level security
 screenshot screen grab
 screenshot screen shot
+sm scrum master
 sem search engine marketing
 seo search engine optimization
+q2 second quarter
 ssh secure shell
 ssl secure sockets layer
 saml security assertion markup language
+sg security group
 siem security information and event management
+soc security operations center
 semver semantic versioning
+spi serial peripheral interface
 ssr server side rendering
 ssrf server side request forgery
 helpdesk service desk
@@ -1850,9 +1979,12 @@ login sign in
 approve sign off
 logout sign out
 signup sign up
+smtp simple mail transfer protocol
 s3 simple storage service
+spa single page application
 spof single point of failure
 sso single sign on
+ssot single source of truth
 sre site reliability engineer
 sre site reliability engineering
 slidedeck slide deck
@@ -1860,6 +1992,7 @@ saas software as a service
 sbom software bill of materials
 sca software composition analysis
 sdn software defined networking
+sde software development engineer
 sdk software development kit
 sdlc software development life cycle
 swe software engineer
@@ -1872,41 +2005,68 @@ accelerate speed up
 sqli sql injection
 mssql sql server
 stacktrace stack trace
+stderr standard error
+stdin standard input
 sop standard operating procedure
+stdout standard output
+sow statement of work
 sast static application security testing
+sgd stochastic gradient descent
 sku stock keeping unit
 sql structured query language
+sme subject matter expert
 sft supervised fine tuning
 disable switch off
 enable switch on
+soc system and organization controls
+soc system on chip
 tsv tab separated values
 ta teaching assistant
+tl team lead
+tl tech lead
 ta technical artist
+tpm technical program manager
 ti tecnologias de la informacion
 tpu tensor processing unit
 tos terms of service
 tdd test driven development
 tts text to speech
+3p third party
+q3 third quarter
 thumbdrive thumb drive
 holiday time off
 timeout time out
 timeslot time slot
 ttl time to live
 timezone time zone
+tbc to be confirmed
 tbd to be determined
+tbh to be honest
 tldr too long didnt read
+tld top level domain
 tco total cost of ownership
 tps transactions per second
+tcp transmission control protocol
 tls transport layer security
+tp true positive
 disable turn off
 enable turn on
 2fa two factor authentication
+uefi unified extensible firmware interface
+uri uniform resource identifier
+url uniform resource locator
+ups uninterruptible power supply
+uart universal asynchronous receiver transmitter
+usb universal serial bus
 uuid universally unique identifier
 thumbdrive usb stick
 uat user acceptance testing
+udp user datagram protocol
 ux user experience
+uid user identifier
 ui user interface
 username user name
+vat value added tax
 vcs version control system
 vpa vertical pod autoscaler
 vp vice president
@@ -1920,9 +2080,11 @@ vr virtual reality
 vscode visual studio code
 walkthrough walk through
 waf web application firewall
+wcag web content accessibility guidelines
 website web site
 allowlist white list
 wifi wi fi
+wan wide area network
 wsl windows subsystem for linux
 wlan wireless local area network
 wrt with respect to
@@ -1931,5 +2093,6 @@ wbs work breakdown structure
 wfh work from home
 yoy year over year
 ytd year to date
+yagni you aint gonna need it
 postcode zip code
 """
