@@ -468,3 +468,92 @@ def test_rare_words_decide_who_a_question_is_about(people):
     assert "charity race" in people.prompt_recall(
         "Did Caroline take her kids to the lake for the charity race?"
     )
+
+
+def _agent(text: str):
+    from ihmt.loop.transcript import Turn
+
+    return Turn("assistant", text, "2023-05-08T13:57:00Z")
+
+
+def test_an_answer_keeps_the_question_it_answers():
+    from ihmt.loop.extract import extract
+    from ihmt.loop.reply import own_words
+
+    (item,) = extract(
+        [
+            _agent("The session store needs a cache. Should it be Redis or Memcached?"),
+            _user("We already run Redis on cache-01, it holds the sessions."),
+        ]
+    )
+    assert item.text.endswith('(in reply to: "Should it be Redis or Memcached?")')
+    assert own_words(item.text) == "We already run Redis on cache-01, it holds the sessions."
+    # a conversation replayed to the agent: the other speaker asked, the agent only noted it
+    (reply,) = extract(
+        [
+            _user("Melanie: That sounds fun! What did you paint there?"),
+            _agent("Noted."),
+            _user("Caroline: I painted a sunrise over the lake last week."),
+        ]
+    )
+    assert reply.text == (
+        'Caroline: I painted a sunrise over the lake last week. (in reply to: "What did you '
+        'paint there?")'
+    )
+
+
+def test_no_question_is_kept_from_oneself_or_from_early_in_a_long_reply():
+    from ihmt.loop.extract import extract
+
+    own = extract(
+        [
+            _user("Caroline: Where should I hang it? I painted a sunrise over the lake."),
+            _agent("Noted."),
+            _user("Caroline: I hung the painting in the hallway of my flat."),
+        ]
+    )
+    assert [i.text for i in own][-1] == "Caroline: I hung the painting in the hallway of my flat."
+    answered = extract(
+        [
+            _agent("Why did the build fail? The cache was stale. I cleared it. All green now."),
+            _user("Good, we always clear the cache before a release."),
+        ]
+    )
+    assert answered[0].text == "Good, we always clear the cache before a release."
+
+
+def test_a_captured_answer_is_found_by_the_question_it_answers(ws, repo, tmp_path):
+    transcript = tmp_path / "answer.jsonl"
+    asked = "Which cache should the sessions use, Redis or Memcached?"
+    lines = []
+    for n, (role, text) in enumerate(
+        [("user", "Let's set up the session store."), ("assistant", asked)]
+        + [("user", "We already run Redis on cache-01 for that.")]
+    ):
+        line = {"type": role, "message": {"role": role, "content": text}, "uuid": f"a{n}"}
+        line.update({"timestamp": "2025-11-05T10:00:00.000Z", "sessionId": SESSION})
+        lines.append(json.dumps(line))
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = hook(payload("SessionEnd", repo, transcript, reason="exit"), ws)
+    assert run.returncode == 0, run.stderr
+    memory = IHMT.open(ws)
+    try:
+        best = memory.search("which cache do the sessions use?").best
+        assert best is not None and "Redis on cache-01" in best.content
+    finally:
+        memory.close()
+
+
+def test_words_only_in_the_question_an_answer_keeps_do_not_make_it_about_the_prompt(people):
+    """Caroline went to the gala and asked Melanie about it: Melanie's answer keeps the
+    question, which names the gala, but the gala is not Melanie's. Asked when Melanie went
+    to the gala, the block stays empty."""
+    from ihmt.loop.reply import with_question
+
+    answer = "Melanie: Never, but I would love to see one sometime."
+    people.save(
+        with_question(answer, "I went to the charity gala last night, have you ever been?"),
+        timestamp="2023-07-20",
+    )
+    assert "charity gala" in people.search("When did Melanie go to the charity gala?").best.content
+    assert people.prompt_recall("When did Melanie go to the charity gala?") == ""

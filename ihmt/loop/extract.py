@@ -10,6 +10,9 @@ Kept from the agent: its explanation of a decision, when the user's next message
 ("ok", "sounds good", "yes, do that").
 
 Each kept piece becomes one memory: the kept sentences of one message, dated by the message.
+When the message answers a question someone else asked just before (the agent's "which cache
+should we use?", or another speaker's in a conversation), the question is kept with it
+(``reply.py``): "Redis, on cache-01" is found by what it answers.
 A correction ("actually …", "no, it's …", "correction: …") is marked, so capture saves it
 with ``replaces`` and the time machinery flags the old memory OUTDATED.
 """
@@ -20,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from .patterns import ACK, CORRECTION, DECISION, RULE
+from .reply import with_question
 from .transcript import Turn
 
 MIN_WORDS = 4
@@ -128,7 +132,27 @@ def speaker_of(text: str) -> tuple[str, str]:
     return match.group(1), text[match.end() :]
 
 
-def _from_user(turn: Turn) -> Captured | None:
+def question_answered(turns: list[Turn], i: int) -> str:
+    """The question the message ``turns[i]`` answers: a question among the last two sentences
+    of the nearest earlier turn that says something (a bare "Noted." or "OK" says nothing: one
+    more turn back is looked at), when someone else said it. "" when there is none. A question
+    earlier in a long reply ("why did the build fail? The cache was stale. …") was answered
+    there, not by the next message."""
+    speaker = speaker_of(turns[i].text)[0].lower()
+    for j in range(i - 1, max(i - 3, -1), -1):
+        earlier = turns[j]
+        asker, body = speaker_of(earlier.text) if earlier.role == "user" else ("", earlier.text)
+        said = sentences(body)
+        questions = [s for s in said[-2:] if s.rstrip().endswith("?") and not _looks_like_code(s)]
+        if not said or not questions and _words(body) < MIN_WORDS:
+            continue
+        if earlier.role == "user" and asker.lower() == speaker:
+            return ""  # the same person's own earlier message
+        return questions[-1] if questions else ""
+    return ""
+
+
+def _from_user(turn: Turn, question: str = "") -> Captured | None:
     speaker, body = speaker_of(turn.text)
     kept, kinds = [], []
     for sentence in sentences(body):
@@ -139,7 +163,7 @@ def _from_user(turn: Turn) -> Captured | None:
     if not kept:
         return None
     text = (f"{speaker}: " if speaker else "") + " ".join(kept)
-    text = text[:MAX_MEMORY_CHARS]
+    text = with_question(text[:MAX_MEMORY_CHARS], question)
     kind = next((k for k in ("correction", "rule", "decision") if k in kinds), "statement")
     return Captured(text, turn.timestamp, kind, correction=kind == "correction")
 
@@ -158,7 +182,7 @@ def extract(turns: list[Turn]) -> list[Captured]:
     out: list[Captured] = []
     for i, turn in enumerate(turns):
         if turn.role == "user":
-            item = _from_user(turn)
+            item = _from_user(turn, question_answered(turns, i))
             if item is not None:
                 out.append(item)
             continue

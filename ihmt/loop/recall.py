@@ -19,6 +19,7 @@ from ..text.clean import one_line
 from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
+from .reply import own_words
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
@@ -106,7 +107,9 @@ def _names_match(name: str, speaker: str) -> bool:
 
 def is_about(content: str, names: list[str]) -> bool:
     """Whether a memory is about what the prompt names: a memory with a speaker label
-    ("Caroline: …") is about its speaker; every name must be the speaker or in its words."""
+    ("Caroline: …") is about its speaker; every name must be the speaker or in its own words
+    (not in the question it answers, which someone else asked)."""
+    content = own_words(content)
     speaker = _speaker(content)
     if speaker and not any(_names_match(n, speaker) for n in names):
         return False
@@ -118,7 +121,7 @@ def is_about(content: str, names: list[str]) -> bool:
 
 
 def _mentions(content: str, names: list[str]) -> bool:
-    lowered = content.lower()
+    lowered = own_words(content).lower()
     return any(re.search(rf"\b{re.escape(n.lower())}\b", lowered) for n in names)
 
 
@@ -127,24 +130,35 @@ def _named_hits(result, text: str, names: list[str], weights: dict[str, float]) 
     words, or [] when a memory about something else holds those words better (the wrong
     person was asked about). The others about the name come along when they hold some.
     ``weights``: each word's rarity; "the charity race" tells the memory apart, "did" and
-    "realize" hardly do."""
+    "realize" hardly do. The one that qualifies must hold them in its own words: the question
+    a captured answer keeps finds it, but is someone else's words about someone else."""
     name_terms = {t for n in names for t in terms(n)}
     rest = [
         t for t in dict.fromkeys(terms(text)) if t not in name_terms and not _DATE_WORDS.match(t)
     ]
     total = sum(weights.get(t, 1.0) for t in rest)
+    own_terms: dict[str, set[str]] = {}
 
-    def share(hit) -> float:  # a prompt of names only ("When was Jon in Rome?") asks about them
+    def weight(held: set[str]) -> float:
+        return sum(weights.get(t, 1.0) for t in held)
+
+    def share(hit, own: bool = False) -> float:
+        if total <= 0:
+            return 1.0  # a prompt of names only ("When was Jon in Rome?") asks about them
         held = set(hit.matched_terms) & set(rest)
-        return sum(weights.get(t, 1.0) for t in held) / total if total > 0 else 1.0
+        if not own or not held:
+            return weight(held) / total
+        if hit.leaf_id not in own_terms:
+            own_terms[hit.leaf_id] = set(terms(own_words(hit.content)))
+        return weight(held & own_terms[hit.leaf_id]) / total
 
     about = [h for h in result.hits if is_about(h.content, names)]
     others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
     elsewhere = max((share(h) for h in others), default=0.0)
     if not about:
         return []
-    lead = max(about, key=share)
-    if share(lead) < NAMED_COVERAGE or share(lead) < elsewhere:
+    lead = max(about, key=lambda h: share(h, own=True))
+    if share(lead, own=True) < NAMED_COVERAGE or share(lead, own=True) < elsewhere:
         return []
     picked = [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
     return picked if lead in picked else [lead, *picked[: NAMED_HITS - 1]]
