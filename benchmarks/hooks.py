@@ -189,6 +189,14 @@ def holds_evidence(context: str, gold_texts: list[str], answer: str) -> bool:
     return False
 
 
+def without_questions(context: str) -> str:
+    """The block with the questions captured answers keep (`(in reply to: "…")`) taken out:
+    evidence counted on the memories' own words only."""
+    from ihmt.loop.reply import own_words
+
+    return "\n".join(own_words(line) for line in context.splitlines())
+
+
 def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
     from ihmt import IHMT
     from ihmt.hooks.run import handle
@@ -240,6 +248,7 @@ def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
         rows.append(
             {
                 "hook": holds_evidence(context, gold_texts, answer),
+                "own": holds_evidence(without_questions(context), gold_texts, answer),
                 "base": bool(set(top3) & gold) or holds_evidence(base_ctx, [], answer),
                 "tokens": estimate_tokens(context) if context else 0,
                 "base_tokens": estimate_tokens(base_ctx) if base_ctx else 0,
@@ -353,6 +362,8 @@ def main() -> int:
         "|---|---|---|",
         f"| questions whose injected context holds evidence or the answer | "
         f"{share(r['hook'] for r in rows)} | {share(r['base'] for r in rows)} |",
+        f"| ... counting only the memories' own words (not the questions they answer) | "
+        f"{share(r['own'] for r in rows)} | – |",
         f"| tokens injected per prompt (all prompts) | "
         f"{statistics.mean(r['tokens'] for r in rows):.0f} | "
         f"{statistics.mean(r['base_tokens'] for r in rows):.0f} |",
