@@ -1,0 +1,244 @@
+"""Memory in the loop on coding-agent sessions written blind (benchmarks/hook_sessions/).
+
+LoCoMo (benchmarks/hooks.py) is two friends chatting; this set is what the hooks are for: a
+developer and a coding agent over a few months, where the agent asks ("Which Python version
+should I target?") and the user's short reply is the fact ("3.12, we upgraded in January"),
+facts are stated, rules set, options chosen, facts corrected. Each set was written by a
+helper who saw only hook_sessions/FORMAT.md (neither the code nor any other set) and was
+committed unchanged before its first run.
+
+Each session becomes a Claude Code JSONL transcript and goes through the capture hook at its
+end (in-process, through the hook's own handler); then every prompt is sent as a
+UserPromptSubmit payload. Reported per set and overall:
+
+- recall prompts whose injected block shows the answer (and: counting only the memories' own
+  words, not the questions captured answers keep);
+- the answer among the captured memories at all (what capture kept), and in the search's top
+  5 over them (what recall could pass);
+- unrelated coding prompts and never-said questions that inject anything;
+- memories captured per session, tokens per injected block.
+
+Baseline in the same run: every turn (user and agent) stored raw, the flat-BM25 top 3 for
+every prompt.
+
+    python3 benchmarks/hook_sessions.py [--set NAME ...] [--no-write] [--show-misses]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from common import FlatBM25, machine, write_section
+
+HERE = Path(__file__).resolve().parent / "hook_sessions"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def shows(text: str, answer: str) -> bool:
+    """The answer as written (case and spacing aside) in the text, not inside a longer word:
+    "/parcels" and "3.12" must appear as such (not merely "parcels", or "3" and "12"), and
+    "develop" is not found in "development"."""
+    want = _flat(answer)
+    if not want:
+        return False
+    head = r"(?<!\w)" if want[0].isalnum() else ""
+    tail = r"(?!\w)" if want[-1].isalnum() else ""
+    return re.search(head + re.escape(want) + tail, _flat(text)) is not None
+
+
+def transcript(session_id: str, start: str, turns: list[dict], cwd: str) -> str:
+    """Claude Code's JSONL: one line per message, a minute apart from the session's date."""
+    when = datetime.strptime(start, "%Y-%m-%dT%H:%M:%SZ")
+    lines, parent = [], None
+    for i, turn in enumerate(turns):
+        uid = f"{session_id}-{i}"
+        stamp = (when + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        line = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd}
+        line.update({"sessionId": session_id, "version": "2.1.197", "timestamp": stamp})
+        role = turn["role"]
+        line.update({"type": role, "uuid": uid})
+        if role == "user":
+            line["message"] = {"role": "user", "content": turn["text"]}
+        else:
+            line["message"] = {
+                "id": f"msg_{uid}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": turn["text"]}],
+                "stop_reason": "end_turn",
+            }
+        lines.append(json.dumps(line))
+        parent = uid
+    return "\n".join(lines) + "\n"
+
+
+def context_of(stdout: str) -> str:
+    if not stdout.strip():
+        return ""
+    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def run_set(path: Path, work: Path) -> dict:
+    from ihmt import IHMT
+    from ihmt.hooks.run import handle
+
+    try:
+        from ihmt.loop.reply import own_words
+    except ImportError:  # the code before captured answers kept their questions
+
+        def own_words(content: str) -> str:
+            return content
+
+    from ihmt.models import MemoryLeaf
+    from ihmt.search.query import parse_query
+    from ihmt.text.tokens import estimate_tokens
+    from ihmt.tree.refs import leaf_terms
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    name = path.parent.name
+    ws, cwd = work / name, work / f"{name}-project"
+    cwd.mkdir(parents=True)
+    IHMT.initialize(ws).close()
+    flat = FlatBM25()
+    raw: dict[str, str] = {}
+    for n, session in enumerate(data["sessions"], 1):
+        sid = f"{name}-s{n}"
+        file = work / f"{sid}.jsonl"
+        file.write_text(transcript(sid, session["date"], session["turns"], str(cwd)), "utf-8")
+        payload = {"session_id": sid, "transcript_path": str(file), "cwd": str(cwd)}
+        handle({**payload, "hook_event_name": "SessionEnd", "reason": "exit"}, str(ws), "claude")
+        for i, turn in enumerate(session["turns"]):
+            key = f"{sid}-{i}"
+            raw[key] = turn["text"]
+            flat.add(key, leaf_terms(MemoryLeaf(key, turn["text"], "", "GENERIC", "", "", 0)))
+    memory = IHMT.open(ws)
+    captured = [leaf.content for leaf in memory.leaves("memory")]
+    rows = []
+    for item in data["prompts"]:
+        prompt, kind = item["prompt"], item["kind"]
+        payload = {"session_id": f"{name}-later", "transcript_path": None, "cwd": str(cwd)}
+        payload.update({"hook_event_name": "UserPromptSubmit", "prompt": prompt})
+        block = context_of(handle(payload, str(ws), "claude"))
+        row = {"prompt": prompt, "kind": kind, "block": block}
+        row["tokens"] = estimate_tokens(block) if block else 0
+        if kind == "recall":
+            answer = item["answer"]
+            own = "\n".join(own_words(line) for line in block.splitlines())
+            top = memory.search(prompt, top_k=5)
+            top3 = flat.search(parse_query(prompt).terms, 3)
+            row.update(
+                answer=answer,
+                shown=shows(block, answer),
+                own=shows(own, answer),
+                kept=any(shows(own_words(text), answer) for text in captured),
+                top5=any(shows(own_words(hit.content), answer) for hit in top.hits[:5]),
+                base=any(shows(raw[key], answer) for key in top3),
+            )
+        rows.append(row)
+    memory.close()
+    return {"set": name, "rows": rows, "sessions": len(data["sessions"]), "captured": captured}
+
+
+def share(values) -> str:
+    values = list(values)
+    if not values:
+        return "–"
+    return f"{100 * sum(values) / len(values):.0f} % ({sum(values)}/{len(values)})"
+
+
+def table(results: list[dict]) -> list[str]:
+    columns = [*results, {"set": "all", "rows": [r for res in results for r in res["rows"]]}]
+    columns[-1]["sessions"] = sum(res["sessions"] for res in results)
+    columns[-1]["captured"] = [c for res in results for c in res["captured"]]
+    lines = [
+        "| measure | " + " | ".join(c["set"] for c in columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+
+    def row(label: str, cell) -> None:
+        lines.append(f"| {label} | " + " | ".join(cell(c) for c in columns) + " |")
+
+    def of(c, kind):
+        return [r for r in c["rows"] if r["kind"] == kind]
+
+    row(
+        "recall prompts: the injected block shows the answer",
+        lambda c: share(r["shown"] for r in of(c, "recall")),
+    )
+    row(
+        "... in the memories' own words (not the questions they answer)",
+        lambda c: share(r["own"] for r in of(c, "recall")),
+    )
+    row(
+        "baseline: every turn raw, flat BM25 top 3 shows it",
+        lambda c: share(r["base"] for r in of(c, "recall")),
+    )
+    row("the answer kept by capture at all", lambda c: share(r["kept"] for r in of(c, "recall")))
+    row(
+        "the answer in the search's top 5 over the captured memories",
+        lambda c: share(r["top5"] for r in of(c, "recall")),
+    )
+    row(
+        "unrelated coding prompts that inject anything",
+        lambda c: share(bool(r["block"]) for r in of(c, "unrelated")),
+    )
+    row(
+        "never-said questions that inject anything",
+        lambda c: share(bool(r["block"]) for r in of(c, "never_said")),
+    )
+    row("memories captured per session", lambda c: f"{len(c['captured']) / c['sessions']:.1f}")
+    row(
+        "tokens per injected block (median)",
+        lambda c: str(
+            int(statistics.median([r["tokens"] for r in c["rows"] if r["tokens"]] or [0]))
+        ),
+    )
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", action="append", default=[], help="a folder of hook_sessions/")
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--show-misses", action="store_true")
+    args = parser.parse_args()
+    names = args.set or sorted(p.parent.name for p in HERE.glob("*/sessions.json"))
+    paths = [HERE / n / "sessions.json" for n in names]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing or not paths:
+        parser.error(f"no such set: {', '.join(missing) or HERE}")
+    work = Path(tempfile.mkdtemp(prefix="ihmt-hook-sessions-"))
+    results = [run_set(p, work) for p in paths]
+    lines = [
+        f"Machine: {machine()}. Sets: {', '.join(r['set'] for r in results)} "
+        f"({sum(len(r['rows']) for r in results)} prompts, "
+        f"{sum(r['sessions'] for r in results)} sessions), written blind.",
+        "",
+        *table(results),
+    ]
+    body = "\n".join(lines)
+    print(body)
+    if args.show_misses:
+        for res in results:
+            for r in res["rows"]:
+                miss = r["kind"] == "recall" and not r["shown"]
+                if miss or (r["kind"] != "recall" and r["block"]):
+                    print(f"\n[{res['set']}] {r['kind']}: {r['prompt']} -> {r.get('answer', '')}")
+                    print("  kept" if r.get("kept") else "  not kept", r["block"][:700])
+    if not args.no_write:
+        write_section("Agent hooks on coding-agent sessions (benchmarks/hook_sessions.py)", body)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
