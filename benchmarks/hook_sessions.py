@@ -93,10 +93,10 @@ def run_set(path: Path, work: Path) -> dict:
     from ihmt.hooks.run import handle
 
     try:
-        from ihmt.loop.reply import own_words
+        from ihmt.text.reply import without_question
     except ImportError:  # the code before captured answers kept their questions
 
-        def own_words(content: str) -> str:
+        def without_question(content: str) -> str:
             return content
 
     from ihmt.models import MemoryLeaf
@@ -133,15 +133,15 @@ def run_set(path: Path, work: Path) -> dict:
         row["tokens"] = estimate_tokens(block) if block else 0
         if kind == "recall":
             answer = item["answer"]
-            own = "\n".join(own_words(line) for line in block.splitlines())
+            own = "\n".join(without_question(line) for line in block.splitlines())
             top = memory.search(prompt, top_k=5)
             top3 = flat.search(parse_query(prompt).terms, 3)
             row.update(
                 answer=answer,
                 shown=shows(block, answer),
                 own=shows(own, answer),
-                kept=any(shows(own_words(text), answer) for text in captured),
-                top5=any(shows(own_words(hit.content), answer) for hit in top.hits[:5]),
+                kept=any(shows(without_question(text), answer) for text in captured),
+                top5=any(shows(without_question(hit.content), answer) for hit in top.hits[:5]),
                 base=any(shows(raw[key], answer) for key in top3),
             )
         rows.append(row)

@@ -192,9 +192,9 @@ def holds_evidence(context: str, gold_texts: list[str], answer: str) -> bool:
 def without_questions(context: str) -> str:
     """The block with the questions captured answers keep (`(in reply to: "…")`) taken out:
     evidence counted on the memories' own words only."""
-    from ihmt.loop.reply import own_words
+    from ihmt.text.reply import without_question
 
-    return "\n".join(own_words(line) for line in context.splitlines())
+    return "\n".join(without_question(line) for line in context.splitlines())
 
 
 def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:

@@ -22,20 +22,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .patterns import ACK, CORRECTION, DECISION, RULE
-from .reply import with_question
+from ..text.reply import with_question
+from .patterns import ACK, CORRECTION, DECISION, REQUEST, RULE
 from .transcript import Turn
 
 MIN_WORDS = 4
 MAX_MEMORY_CHARS = 1200
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z¿¡0-9])|\n+")
-_REQUEST = re.compile(
-    r"^\s*(please\s+)?(can|could|would|will) you\b|^\s*(please\s+)?(fix|add|run|make|show|"
-    r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
-    r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
-    r"lets|go|continue|do|commit|push|review|summarize|describe)\b",
-    re.I,
+# a sentence ends at . ! ? and a space; people typing to an agent often go on in lower case
+# ("fine. can you deploy it?"), so the next one need not start with a capital, but "e.g. the",
+# "vs. the" and "approx. 5" go on the same sentence
+_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)(?<!\bcf\.)"
+    r"\s+(?=[\"'(\[\w¿¡])|\n+"
 )
 _REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)
 _EXPLAINS = re.compile(
@@ -54,6 +53,13 @@ _STATEMENT = re.compile(
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
 _LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
+_FILLER = re.compile(
+    r"^\W*((ok(ay)?|yes|yep|yeah|sure|no|nope|thanks?|thx|ty|cool|nice|great|perfect|good|"
+    r"awesome|wow|haha|lol|hmm|ah|oh|oops|right|fine|done|agreed|got it|makes sense|"
+    r"sounds good|looks good|lgtm|noted)\W*)+$"
+    r"|^\W*(hey|hi|hello|hiya|morning|evening)\b\W*(\w+\W*)?$",  # "Hey Mel!"
+    re.I,
+)
 # "Caroline: I went …": a message that names its speaker keeps the name on what is kept
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):[ \t]+(?=\S)")
 _NOT_SPEAKERS = {
@@ -113,7 +119,7 @@ def durable_sentence(sentence: str) -> str:
         return ""
     if CORRECTION.search(sentence):
         return "correction"
-    if _REQUEST.search(sentence):
+    if REQUEST.search(sentence):
         return ""
     if _LISTENER.search(sentence) and not _FIRST_PERSON.search(sentence):
         return ""  # about the listener, not the speaker
@@ -124,6 +130,18 @@ def durable_sentence(sentence: str) -> str:
     return ""
 
 
+def says_something(sentence: str) -> bool:
+    """A sentence that may stand beside a durable one in what is kept, or answer a question on
+    its own ("develop", "uv, not conda", "60 per minute"): not a question, a request, code,
+    a remark about the listener, or a bare acknowledgement or interjection."""
+    text = sentence.strip()
+    if not _words(text) or text.endswith("?") or _looks_like_code(text):
+        return False
+    if REQUEST.search(text) or _FILLER.match(text):
+        return False
+    return not (_LISTENER.search(text) and not _FIRST_PERSON.search(text))
+
+
 def speaker_of(text: str) -> tuple[str, str]:
     """("Caroline", rest) for a message that starts with a speaker label, else ("", text)."""
     match = _SPEAKER.match(text)
@@ -132,12 +150,12 @@ def speaker_of(text: str) -> tuple[str, str]:
     return match.group(1), text[match.end() :]
 
 
-def question_answered(turns: list[Turn], i: int) -> str:
-    """The question the message ``turns[i]`` answers: a question among the last two sentences
-    of the nearest earlier turn that says something (a bare "Noted." or "OK" says nothing: one
-    more turn back is looked at), when someone else said it. "" when there is none. A question
-    earlier in a long reply ("why did the build fail? The cache was stale. …") was answered
-    there, not by the next message."""
+def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
+    """The question the message ``turns[i]`` answers and who asked it ("" for the agent): a
+    question among the last two sentences of the nearest earlier turn that says something (a
+    bare "Noted." or "OK" says nothing: one more turn back is looked at), when someone else
+    said it. ("", "") when there is none. A question earlier in a long reply ("why did the
+    build fail? The cache was stale. …") was answered there, not by the next message."""
     speaker = speaker_of(turns[i].text)[0].lower()
     for j in range(i - 1, max(i - 3, -1), -1):
         earlier = turns[j]
@@ -147,23 +165,28 @@ def question_answered(turns: list[Turn], i: int) -> str:
         if not said or not questions and _words(body) < MIN_WORDS:
             continue
         if earlier.role == "user" and asker.lower() == speaker:
-            return ""  # the same person's own earlier message
-        return questions[-1] if questions else ""
-    return ""
+            return "", ""  # the same person's own earlier message
+        return (questions[-1], asker) if questions else ("", "")
+    return "", ""
 
 
-def _from_user(turn: Turn, question: str = "") -> Captured | None:
+def _from_user(turn: Turn, question: str = "", asker: str = "") -> Captured | None:
     speaker, body = speaker_of(turn.text)
     kept, kinds = [], []
     for sentence in sentences(body):
         kind = durable_sentence(sentence)
         if kind:
-            kept.append(sentence)
             kinds.append(kind)
-    if not kept:
+        if kind or question and says_something(sentence):
+            kept.append(sentence)
+    # a message is kept for a durable sentence; one that answers a question is kept as the
+    # answer, with every sentence that says something ("uv, not conda. conda broke the box"),
+    # however short ("develop"). Unasked, only durable sentences are kept: the chatter around
+    # them made memories match prompts about other people (measured on LoCoMo)
+    if not kinds and not (question and kept):
         return None
     text = (f"{speaker}: " if speaker else "") + " ".join(kept)
-    text = with_question(text[:MAX_MEMORY_CHARS], question)
+    text = with_question(text[:MAX_MEMORY_CHARS], question, asker)
     kind = next((k for k in ("correction", "rule", "decision") if k in kinds), "statement")
     return Captured(text, turn.timestamp, kind, correction=kind == "correction")
 
@@ -182,7 +205,7 @@ def extract(turns: list[Turn]) -> list[Captured]:
     out: list[Captured] = []
     for i, turn in enumerate(turns):
         if turn.role == "user":
-            item = _from_user(turn, question_answered(turns, i))
+            item = _from_user(turn, *question_answered(turns, i))
             if item is not None:
                 out.append(item)
             continue

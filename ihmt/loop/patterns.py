@@ -29,3 +29,12 @@ ACK = re.compile(
     r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
     re.I,
 )
+# a request for work now ("fix …", "can you …"): not memory, and not a question memory answers
+REQUEST = re.compile(
+    r"^\s*(please\s+)?(can|could|would|will) you\b|^\s*(please\s+)?(fix|add|run|make|show|"
+    r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
+    r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
+    r"lets|go|continue|do|commit|push|review|summarize|describe|undo|revert|format|bump|convert|"
+    r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b",
+    re.I,
+)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text.reply import split_reply
 from ..text.tokenize import fold, terms
 
 _MONTHS = (
@@ -312,6 +313,13 @@ def holds_shape(
     near-subject shape counts only where one of ``subject`` (question terms) is named close by;
     with no subject given it counts anywhere."""
     text = text or ""
+    answer, asked = split_reply(text)
+    if asked and subject and subject.intersection(terms(asked)):
+        # a captured reply: "3.12, we upgraded in January" answers "Which Python version
+        # should I target?", so its values are about what the question names (and a reply
+        # may start with its value, which a line of notes would not)
+        if any(shape.holds.search(f" {answer}") for shape in shapes):
+            return True
     for shape in shapes:
         personal = shape.personal and len(text) > PERSONAL_TEXT
         if not (shape.near_subject or personal) or not subject:
