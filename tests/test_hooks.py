@@ -628,3 +628,27 @@ def test_a_version_given_as_a_reply_answers_a_version_question(ws):
         assert not result.not_found and result.best.content.startswith("3.12")
     finally:
         memory.close()
+
+
+def test_a_prompt_whose_context_drowns_its_question_is_asked_again_by_the_question(ws):
+    from ihmt.loop.recall import question_clause
+    from ihmt.text.reply import with_question
+
+    memory = IHMT.open(ws)
+    try:
+        asked = "Which CUDA toolkit should the build target?"
+        memory.save(with_question("12.4, same as the driver on the box", asked))
+        memory.save("The gpu box is shared with the vision team; book long training runs first.")
+        memory.save("Training data lives in the feature store, refreshed nightly at 02:00.")
+        memory.save("We install python packages with uv on every machine, not conda.")
+        prompt = (
+            "installing torch on the gpu box for a new training experiment with the vision "
+            "data, which cuda toolkit should it be built against?"
+        )
+        assert memory.search(prompt).confidence < 0.3  # the whole prompt: no block
+        assert question_clause(prompt) == "which cuda toolkit should it be built against?"
+        assert "12.4, same as the driver" in memory.prompt_recall(prompt)
+        # a closing request is no question to ask memory
+        assert question_clause("the build is failing on CI, can you look at it?") == ""
+    finally:
+        memory.close()

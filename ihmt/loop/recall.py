@@ -63,6 +63,15 @@ _DATE_WORDS = re.compile(
     r"^(\d+(st|nd|rd|th)?|st|nd|rd|th|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|"
     r"jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|year|month|week)$"
 )
+# a prompt's last clause that asks something, after its context ("…, which tag do the shared
+# runners use?"): split at punctuation followed by a space, or at a dash between spaces
+_CLAUSE_BREAK = re.compile(r"(?<=[,.;:!?])\s+|\s+[-–—]\s+")
+_ASKS = re.compile(
+    r"(which|what|whats|what's|where|wheres|where's|when|who|whos|who's|whom|whose|how|why|"
+    r"is|are|was|were|do|does|did|can|could|should|any|anything|remind)\b",
+    re.I,
+)
+MIN_CLAUSE_WORDS = 3
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
 BRIEF_SCAN = 300  # most recent saved memories looked at for the brief
@@ -196,23 +205,49 @@ def _confident_hits(result, text: str) -> list:
     ]
 
 
+def question_clause(text: str) -> str:
+    """The question a prompt ends with when context comes first: "installing torch on the gpu
+    box, which cuda toolkit should it be built against?" -> "which cuda toolkit should it be
+    built against?". "" when the prompt is a single clause, asks nothing, or asks for work."""
+    from .patterns import REQUEST
+
+    parts = _CLAUSE_BREAK.split(text.strip())
+    for i in range(len(parts) - 1, 0, -1):
+        if _ASKS.match(parts[i]):
+            clause = " ".join(parts[i:])
+            # "…, can you look?" asks for work, not about what memory holds
+            if len(clause.split()) < MIN_CLAUSE_WORDS or REQUEST.search(clause):
+                return ""
+            return clause
+    return ""
+
+
+def _hits_for(memory, text: str, project: str):
+    """(the search result, the memories to show) for one text; hits [] when none qualifies."""
+    result = memory.search(text, top_k=NAMED_SCAN, project=project or None)
+    if result.best is None or result.not_found:
+        return result, []
+    names = prompt_names(text)
+    if names:
+        # a word no memory holds weighs as one a single memory holds: it tells no memory
+        # apart, and "went" for "go" must not outweigh the words the memories do hold
+        return result, _named_hits(result, text, names, memory.term_weights(text, min_df=1))
+    return result, _confident_hits(result, text)
+
+
 def prompt_recall(memory, prompt: str, project: str = "") -> str:
-    """Memories that answer this prompt, or "" when none does confidently (module doc)."""
+    """Memories that answer this prompt, or "" when none does confidently (module doc). A
+    prompt whose context words drown its question ("sizing retention for the telemetry
+    table, how often does an idle device report?") is asked again by its question alone."""
     if not isinstance(prompt, str):
         return ""
     text = " ".join(prompt.split())[:MAX_PROMPT_CHARS]
     if len(text.split()) < MIN_PROMPT_WORDS:
         return ""
-    result = memory.search(text, top_k=NAMED_SCAN, project=project or None)
-    if result.best is None or result.not_found:
-        return ""
-    names = prompt_names(text)
-    if names:
-        # a word no memory holds weighs as one a single memory holds: it tells no memory
-        # apart, and "went" for "go" must not outweigh the words the memories do hold
-        hits = _named_hits(result, text, names, memory.term_weights(text, min_df=1))
-    else:
-        hits = _confident_hits(result, text)
+    result, hits = _hits_for(memory, text, project)
+    clause = question_clause(text) if not hits else ""
+    if clause:
+        result, hits = _hits_for(memory, clause, project)
     if not hits:
         return ""
     body = []
