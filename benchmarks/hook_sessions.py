@@ -21,7 +21,7 @@ UserPromptSubmit payload. Reported per set and overall:
 Baseline in the same run: every turn (user and agent) stored raw, the flat-BM25 top 3 for
 every prompt.
 
-    python3 benchmarks/hook_sessions.py [--set NAME ...] [--no-write] [--show-misses]
+    python3 benchmarks/hook_sessions.py [--set NAME ...] [--semantic] [--no-write] [--show-misses]
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def context_of(stdout: str) -> str:
     return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
 
 
-def run_set(path: Path, work: Path) -> dict:
+def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
     from ihmt import IHMT
     from ihmt.hooks.run import handle
 
@@ -108,7 +108,7 @@ def run_set(path: Path, work: Path) -> dict:
     name = path.parent.name
     ws, cwd = work / name, work / f"{name}-project"
     cwd.mkdir(parents=True)
-    IHMT.initialize(ws).close()
+    (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
     flat = FlatBM25()
     raw: dict[str, str] = {}
     for n, session in enumerate(data["sessions"], 1):
@@ -122,6 +122,8 @@ def run_set(path: Path, work: Path) -> dict:
             raw[key] = turn["text"]
             flat.add(key, leaf_terms(MemoryLeaf(key, turn["text"], "", "GENERIC", "", "", 0)))
     memory = IHMT.open(ws)
+    if semantic:  # vectors for everything captured, as `ihmt semantic sync` would
+        memory.semantic.sync()
     captured = [leaf.content for leaf in memory.leaves("memory")]
     rows = []
     for item in data["prompts"]:
@@ -211,6 +213,7 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], help="a folder of hook_sessions/")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--semantic", action="store_true", help="stores with the semantic extra")
     args = parser.parse_args()
     names = args.set or sorted(p.parent.name for p in HERE.glob("*/sessions.json"))
     paths = [HERE / n / "sessions.json" for n in names]
@@ -218,11 +221,12 @@ def main() -> int:
     if missing or not paths:
         parser.error(f"no such set: {', '.join(missing) or HERE}")
     work = Path(tempfile.mkdtemp(prefix="ihmt-hook-sessions-"))
-    results = [run_set(p, work) for p in paths]
+    results = [run_set(p, work, args.semantic) for p in paths]
     lines = [
         f"Machine: {machine()}. Sets: {', '.join(r['set'] for r in results)} "
         f"({sum(len(r['rows']) for r in results)} prompts, "
-        f"{sum(r['sessions'] for r in results)} sessions), written blind.",
+        f"{sum(r['sessions'] for r in results)} sessions), written blind. Mode: "
+        f"{'semantic' if args.semantic else 'lexical'}.",
         "",
         *table(results),
     ]
@@ -236,7 +240,8 @@ def main() -> int:
                     print(f"\n[{res['set']}] {r['kind']}: {r['prompt']} -> {r.get('answer', '')}")
                     print("  kept" if r.get("kept") else "  not kept", r["block"][:700])
     if not args.no_write:
-        write_section("Agent hooks on coding-agent sessions (benchmarks/hook_sessions.py)", body)
+        title = "Agent hooks on coding-agent sessions (benchmarks/hook_sessions.py)"
+        write_section(title + (" — semantic" if args.semantic else ""), body)
     return 0
 
 
