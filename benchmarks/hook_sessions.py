@@ -16,6 +16,7 @@ UserPromptSubmit payload. Reported per set and overall:
 - the answer among the captured memories at all (what capture kept), and in the search's top
   5 over them (what recall could pass);
 - unrelated coding prompts and never-said questions that inject anything;
+- recall answers the session-start brief shows (the brief a new session gets), its size;
 - memories captured per session, tokens per injected block.
 
 Baseline in the same run: every turn (user and agent) stored raw, the flat-BM25 top 3 for
@@ -125,6 +126,10 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
     if semantic:  # vectors for everything captured, as `ihmt semantic sync` would
         memory.semantic.sync()
     captured = [leaf.content for leaf in memory.leaves("memory")]
+    start = {"session_id": f"{name}-later", "transcript_path": None, "cwd": str(cwd)}
+    brief = context_of(
+        handle({**start, "hook_event_name": "SessionStart", "source": "startup"}, str(ws), "claude")
+    )
     rows = []
     for item in data["prompts"]:
         prompt, kind = item["prompt"], item["kind"]
@@ -145,10 +150,12 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
                 kept=any(shows(without_question(text), answer) for text in captured),
                 top5=any(shows(without_question(hit.content), answer) for hit in top.hits[:5]),
                 base=any(shows(raw[key], answer) for key in top3),
+                brief=shows(brief, answer),
             )
         rows.append(row)
     memory.close()
-    return {"set": name, "rows": rows, "sessions": len(data["sessions"]), "captured": captured}
+    out = {"set": name, "rows": rows, "sessions": len(data["sessions"]), "captured": captured}
+    return {**out, "brief_tokens": estimate_tokens(brief) if brief else 0}
 
 
 def share(values) -> str:
@@ -162,6 +169,7 @@ def table(results: list[dict]) -> list[str]:
     columns = [*results, {"set": "all", "rows": [r for res in results for r in res["rows"]]}]
     columns[-1]["sessions"] = sum(res["sessions"] for res in results)
     columns[-1]["captured"] = [c for res in results for c in res["captured"]]
+    columns[-1]["brief_tokens"] = max(res["brief_tokens"] for res in results)
     lines = [
         "| measure | " + " | ".join(c["set"] for c in columns) + " |",
         "|---|" + "---|" * len(columns),
@@ -198,6 +206,11 @@ def table(results: list[dict]) -> list[str]:
         "never-said questions that inject anything",
         lambda c: share(bool(r["block"]) for r in of(c, "never_said")),
     )
+    row(
+        "the session-start brief shows the answer",
+        lambda c: share(r["brief"] for r in of(c, "recall")),
+    )
+    row("session-start brief, tokens (all: the largest)", lambda c: str(c["brief_tokens"]))
     row("memories captured per session", lambda c: f"{len(c['captured']) / c['sessions']:.1f}")
     row(
         "tokens per injected block (median)",

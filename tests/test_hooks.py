@@ -652,3 +652,33 @@ def test_a_prompt_whose_context_drowns_its_question_is_asked_again_by_the_questi
         assert question_clause("the build is failing on CI, can you look at it?") == ""
     finally:
         memory.close()
+
+
+def test_the_session_brief_lists_the_users_answers_to_the_agent_newest_first(ws):
+    from ihmt.text.reply import with_question
+
+    memory = IHMT.open(ws)
+    try:
+        memory.save(
+            with_question("staging-2", "Which env should debug builds hit?"), timestamp="2026-02-01"
+        )
+        memory.save(
+            with_question("develop", "Which branch deploys to staging?"), timestamp="2026-02-03"
+        )
+        memory.save(
+            with_question("Caroline: the lake, with my kids", "Where did you paint?", "Melanie"),
+            timestamp="2026-02-04",
+        )
+        memory.save(
+            "Correction: debug builds hit stage-eu now, not staging-2.",
+            replaces=with_question("staging-2", "Which env should debug builds hit?"),
+            timestamp="2026-02-05",
+        )
+        brief = memory.session_brief()
+        answers = brief.split("Answers the user gave the agent (question, then answer):")[1]
+        assert "2026-02-03: Which branch deploys to staging? develop" in answers
+        assert "staging-2" not in answers  # corrected since
+        assert "the lake" not in answers  # another person's question, not the agent's
+        assert "stage-eu" in brief  # the correction itself is listed with the corrections
+    finally:
+        memory.close()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..text.clean import one_line
-from ..text.reply import own_words
+from ..text.reply import own_words, split_reply
 from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
@@ -74,6 +74,7 @@ _ASKS = re.compile(
 MIN_CLAUSE_WORDS = 3
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
+BRIEF_ANSWERS = 12
 BRIEF_SCAN = 300  # most recent saved memories looked at for the brief
 
 
@@ -266,8 +267,9 @@ def _mine(leaf_project: str, project: str) -> bool:
 
 
 def session_brief(memory, project: str = "") -> str:
-    """Facts in force, recent decisions and open corrections for this project, dated; "" when
-    memory holds nothing of the kind."""
+    """Facts in force, recent decisions and open corrections for this project, then the user's
+    recent answers to the agent's questions, dated; "" when memory holds nothing of the
+    kind."""
     from .patterns import CORRECTION, DECISION, RULE
 
     leaves = memory.recent_memories(BRIEF_SCAN)
@@ -305,6 +307,23 @@ def session_brief(memory, project: str = "") -> str:
         for leaf in leaves[:BRIEF_SCAN]
         if leaf.leaf_id not in foreign and CORRECTION.search(leaf.content)
     ][:3]
+    # the user's replies to the agent's questions are the setup in short ("Which branch
+    # deploys to staging?" - "develop"); newest first, those not corrected since, last in
+    # the brief so that the budget trims them first
+    corrected = {fix.old_id for fix in memory.corrections()}
+    listed = {line for line in decisions}
+    answers = []
+    for leaf in leaves:
+        if leaf.leaf_id in foreign or leaf.leaf_id in corrected:
+            continue
+        answer, question = split_reply(leaf.content)
+        if not question or own_words(leaf.content) != leaf.content:
+            continue  # not a reply, or a reply to another person
+        line = f"- {leaf.timestamp[:10]}: {one_line(question, 140)} {one_line(answer, 200)}"
+        if f"- {leaf.timestamp[:10]}: {one_line(leaf.content, 300)}" not in listed:
+            answers.append(line)
+        if len(answers) >= BRIEF_ANSWERS:
+            break
     body = []
     if facts:
         body += ["Facts in force:", *facts]
@@ -312,6 +331,8 @@ def session_brief(memory, project: str = "") -> str:
         body += ["Recent decisions and rules:", *decisions]
     if corrections:
         body += ["Corrections:", *corrections]
+    if answers:
+        body += ["Answers the user gave the agent (question, then answer):", *answers]
     if not body:
         return ""
     where = f" for {project}" if project else ""
