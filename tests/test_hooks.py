@@ -682,3 +682,19 @@ def test_the_session_brief_lists_the_users_answers_to_the_agent_newest_first(ws)
         assert "stage-eu" in brief  # the correction itself is listed with the corrections
     finally:
         memory.close()
+
+
+def test_statements_a_developer_types_are_kept_without_a_known_verb():
+    from ihmt.loop.extract import durable_sentence
+
+    # a specific name (host, file, channel) makes a fact of a sentence with no listed verb
+    assert (
+        durable_sentence("Aisha owns the validation endpoints on fare-gateway now") == "statement"
+    )
+    assert durable_sentence("any config change goes in sdkconfig.defaults") == "statement"
+    # a request verb followed by "should" is the subject, not an order
+    assert durable_sentence("debug should point at stage-eu now") == "statement"
+    assert durable_sentence("debug the failing login test on stage-eu") == ""
+    assert durable_sentence("rule: OTA releases only go out on Tuesdays or Wednesdays") == "rule"
+    assert durable_sentence("the meeting went long and we all left tired") == "statement"
+    assert durable_sentence("nice work on that one mate") == ""

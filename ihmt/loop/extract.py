@@ -50,6 +50,10 @@ _STATEMENT = re.compile(
     r"\w+'(s|re|ve|ll|d))\b",
     re.I,
 )
+# a name a developer types for something specific: a host, a path, a file, a version, a
+# channel ("stage-eu", "sdkconfig.defaults", "api/gen", "#ops-alerts", "1.24"): a sentence
+# holding one states a fact even without a verb this list knows ("Aisha owns fare-gateway")
+_SPECIFIC = re.compile(r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+")
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
 _LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
@@ -126,6 +130,8 @@ def durable_sentence(sentence: str) -> str:
     if DECISION.search(sentence):
         return "decision"
     if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):
+        return "statement"
+    if _SPECIFIC.search(sentence):
         return "statement"
     return ""
 

@@ -10,7 +10,8 @@ import re
 
 RULE = re.compile(
     r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
-    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b",
+    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b"
+    r"|\b(new rule|the rule is|rule:|important:)",
     re.I,
 )
 DECISION = re.compile(
@@ -35,6 +36,8 @@ REQUEST = re.compile(
     r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
     r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
     r"lets|go|continue|do|commit|push|review|summarize|describe|undo|revert|format|bump|convert|"
-    r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b",
+    r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b"
+    # "debug should point at stage-eu", "test runs are slow": a subject, not an order
+    r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?)\b)",
     re.I,
 )
