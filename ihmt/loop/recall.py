@@ -71,7 +71,7 @@ _ASKS = re.compile(
     r"is|are|was|were|do|does|did|can|could|should|any|anything|remind)\b",
     re.I,
 )
-MIN_CLAUSE_WORDS = 3
+MIN_CLAUSE_TERMS = 2
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
 BRIEF_ANSWERS = 12
@@ -216,8 +216,9 @@ def question_clause(text: str) -> str:
     for i in range(len(parts) - 1, 0, -1):
         if _ASKS.match(parts[i]):
             clause = " ".join(parts[i:])
-            # "…, can you look?" asks for work, not about what memory holds
-            if len(clause.split()) < MIN_CLAUSE_WORDS or REQUEST.search(clause):
+            # "…, can you look?" asks for work, not about what memory holds; "…, what's going
+            # on?" asks nothing memory could hold (one word left once stop words go)
+            if len(set(terms(clause))) < MIN_CLAUSE_TERMS or REQUEST.search(clause):
                 return ""
             return clause
     return ""
