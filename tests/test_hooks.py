@@ -699,3 +699,23 @@ def test_statements_a_developer_types_are_kept_without_a_known_verb():
     assert durable_sentence("rule: OTA releases only go out on Tuesdays or Wednesdays") == "rule"
     assert durable_sentence("the meeting went long and we all left tired") == "statement"
     assert durable_sentence("nice work on that one mate") == ""
+
+
+def test_a_reply_picking_one_of_the_agents_options_is_kept_with_that_option():
+    from ihmt.loop.extract import extract
+
+    offer = _agent(
+        "Two options:  A) Retry with backoff in a repository coroutine: simple, but lost when "
+        "the process dies. B) A WorkManager request with a network constraint: survives it."
+    )
+    (pick,) = extract([offer, _user("B.")])
+    assert pick.kind == "decision"
+    assert (
+        pick.text
+        == 'B. (option B: "A WorkManager request with a network constraint: survives it.")'
+    )
+    (named,) = extract([offer, _user("workmanager yeah")])
+    assert "(option B:" in named.text  # a word only option B holds
+    # no options laid out, or a reply that picks none: nothing made up
+    assert extract([_agent("Done, the tests pass now."), _user("B.")]) == []
+    assert extract([offer, _user("A lot happened today")]) == []

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.reply import with_question
+from .options import offered, picked
 from .patterns import ACK, CORRECTION, DECISION, REQUEST, RULE
 from .transcript import Turn
 
@@ -176,15 +177,31 @@ def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
     return "", ""
 
 
-def _from_user(turn: Turn, question: str = "", asker: str = "") -> Captured | None:
+def option_picked(turns: list[Turn], i: int) -> tuple[str, str]:
+    """(label, option) when ``turns[i]`` picks one of the options the agent's turn before it
+    laid out ("B, MinT"; "keyset, the dashboard only pages forward"), else ("", "")."""
+    earlier = next((t for t in reversed(turns[:i]) if t.role == "assistant"), None)
+    if earlier is None or turns[i - 1] is not earlier:
+        return "", ""
+    return picked(speaker_of(turns[i].text)[1], offered(earlier.text))
+
+
+def _from_user(
+    turn: Turn, question: str = "", asker: str = "", option: tuple[str, str] = ("", "")
+) -> Captured | None:
     speaker, body = speaker_of(turn.text)
+    answering = bool(question or option[1])
     kept, kinds = [], []
     for sentence in sentences(body):
         kind = durable_sentence(sentence)
         if kind:
             kinds.append(kind)
-        if kind or question and says_something(sentence):
+        if kind or answering and says_something(sentence):
             kept.append(sentence)
+    if option[1]:
+        # "B." says nothing alone: the pick is kept with the option it names
+        kept = [*(kept or [body.strip()]), f'(option {option[0].upper()}: "{option[1]}")']
+        kinds.append("decision")
     # a message is kept for a durable sentence; one that answers a question is kept as the
     # answer, with every sentence that says something ("uv, not conda. conda broke the box"),
     # however short ("develop"). Unasked, only durable sentences are kept: the chatter around
@@ -211,7 +228,7 @@ def extract(turns: list[Turn]) -> list[Captured]:
     out: list[Captured] = []
     for i, turn in enumerate(turns):
         if turn.role == "user":
-            item = _from_user(turn, *question_answered(turns, i))
+            item = _from_user(turn, *question_answered(turns, i), option_picked(turns, i))
             if item is not None:
                 out.append(item)
             continue

@@ -1,0 +1,62 @@
+"""The options an agent offered, and the one the user's reply picks.
+
+Agents lay out choices ("A) Offset/limit … B) Keyset pagination …") and users answer with a
+letter ("B.", "B, MinT") or a word of the option ("keyset. the dashboard only does next/prev").
+"B." says nothing a later session can find; capture saves the reply with the option it picks
+(extract.py), so "did we use offset or cursor pagination?" finds "keyset".
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_OPTION_CHARS = 160
+# a label that starts an option: "A)", "B:", "Option C.", "(b)", "2)", "3." at a line start
+_LABEL = re.compile(
+    r"(?:^|(?<=\s))(?:\(([a-dA-D])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
+    r"|(?:(?<=\n)|(?<=\s\s)|(?<=[:.!?]\s)|^)([1-4])\.)\s+"
+)
+# a reply that picks by label: "B", "B.", "b, the datastore", "option 2", "let's go with A"
+# ("A lot happened" is no pick: "a" needs a mark after it)
+_PICK = re.compile(
+    r"^\W*(?:(?:let'?s\s+)?go\s+with\s+|option\s+|we'?ll\s+take\s+)?\(?"
+    r"(?:([a-dA-D]|[1-4])\)?(?=[,.!:;)]|$)|([b-dB-D]|[1-4])(?=\s))",
+    re.I,
+)
+_WORD = re.compile(r"[^\W\d_][\w-]{3,}")
+
+
+def offered(text: str) -> dict[str, str]:
+    """Label -> option text ("b" -> "Keyset pagination: …") for the options a turn lays out;
+    {} unless it offers at least two."""
+    marks = list(_LABEL.finditer(text))
+    options: dict[str, str] = {}
+    for n, mark in enumerate(marks):
+        label = next(g for g in mark.groups() if g).lower()
+        end = marks[n + 1].start() if n + 1 < len(marks) else len(text)
+        body = " ".join(text[mark.end() : end].split())
+        body = re.split(r"(?<=[.!?])\s", body, maxsplit=1)[0]
+        if body and label not in options:
+            options[label] = body[:MAX_OPTION_CHARS].rstrip()
+    return options if len(options) >= 2 else {}
+
+
+def picked(reply: str, options: dict[str, str]) -> tuple[str, str]:
+    """(label, option text) the reply picks: by its label, or by a word only that option
+    holds; ("", "") when it picks none or several."""
+    if not options:
+        return "", ""
+    match = _PICK.match(reply)
+    label = next((g for g in match.groups() if g), "").lower() if match else ""
+    if label in options:
+        return label, options[label]
+    words = {w.lower() for w in _WORD.findall(reply)}
+    hits = []
+    for label, text in options.items():
+        others = " ".join(t for key, t in options.items() if key != label).lower()
+        own = {w.lower() for w in _WORD.findall(text)}
+        if any(w in own and not re.search(rf"\b{re.escape(w)}\b", others) for w in words):
+            hits.append(label)
+    if len(hits) == 1:
+        return hits[0], options[hits[0]]
+    return "", ""
