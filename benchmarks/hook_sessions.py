@@ -36,6 +36,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from common import FlatBM25, machine, write_section
+from hooks import claude_line, context_of
 
 HERE = Path(__file__).resolve().parent / "hook_sessions"
 
@@ -63,30 +64,9 @@ def transcript(session_id: str, start: str, turns: list[dict], cwd: str) -> str:
     for i, turn in enumerate(turns):
         uid = f"{session_id}-{i}"
         stamp = (when + timedelta(minutes=i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        line = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd}
-        line.update({"sessionId": session_id, "version": "2.1.197", "timestamp": stamp})
-        role = turn["role"]
-        line.update({"type": role, "uuid": uid})
-        if role == "user":
-            line["message"] = {"role": "user", "content": turn["text"]}
-        else:
-            line["message"] = {
-                "id": f"msg_{uid}",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [{"type": "text", "text": turn["text"]}],
-                "stop_reason": "end_turn",
-            }
-        lines.append(json.dumps(line))
+        lines.append(claude_line(session_id, uid, parent, turn["role"], turn["text"], stamp, cwd))
         parent = uid
     return "\n".join(lines) + "\n"
-
-
-def context_of(stdout: str) -> str:
-    if not stdout.strip():
-        return ""
-    return json.loads(stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def run_set(path: Path, work: Path, semantic: bool = False) -> dict:

@@ -99,24 +99,31 @@ def turn_text(turn: dict) -> str:
     return text
 
 
+def claude_line(session_id: str, uid: str, parent, role: str, text: str, when: str, cwd: str):
+    """One line of a Claude Code session transcript (JSONL), as the agent writes it."""
+    line = {"parentUuid": parent, "isSidechain": False, "userType": "external", "cwd": cwd}
+    line.update({"sessionId": session_id, "version": "2.1.197", "timestamp": when})
+    line.update({"type": role, "uuid": uid})
+    if role == "user":
+        line["message"] = {"role": "user", "content": text}
+    else:
+        line["message"] = {
+            "id": f"msg_{uid}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+        }
+    return json.dumps(line)
+
+
 def transcript_lines(session_id: str, when: str, turns: list[dict], cwd: str) -> list[str]:
     lines, parent = [], None
     for i, turn in enumerate(turns):
         uid, aid = f"{session_id}-u{i}", f"{session_id}-a{i}"
-        common = {"isSidechain": False, "userType": "external", "cwd": cwd}
-        common.update({"sessionId": session_id, "version": "2.1.197", "timestamp": when})
-        user = {"parentUuid": parent, **common, "type": "user", "uuid": uid}
-        user["message"] = {"role": "user", "content": turn_text(turn)}
-        reply = {"parentUuid": uid, **common, "type": "assistant", "uuid": aid}
-        reply["message"] = {
-            "id": f"msg_{aid}",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": "Noted."}],
-            "stop_reason": "end_turn",
-        }
-        lines += [json.dumps(user), json.dumps(reply)]
+        lines.append(claude_line(session_id, uid, parent, "user", turn_text(turn), when, cwd))
+        lines.append(claude_line(session_id, aid, uid, "assistant", "Noted.", when, cwd))
         parent = aid
     return lines
 

@@ -238,13 +238,14 @@ class SearchEngine:
             def answers_shape(cand) -> bool:
                 return holds_shape(self._content_of(cand), shapes, subject)
 
+        word_idf = self._idf_of(ranked, n)
         ranked = order_by_time(
             ranked,
             query,
             full_idf,
             history,
             links,
-            self._idf_of(ranked, n),
+            word_idf,
             self._content_of,
             answers_shape,
             asked_thing,
@@ -274,7 +275,7 @@ class SearchEngine:
                     cosine=dense.cosine if dense is not None else {},
                     about_now=now,
                     asks_shape=bool(shapes),
-                    word_idf=self._idf_of(ranked[: learned_order.WINDOW], n),
+                    word_idf=self._idf_of(ranked[: learned_order.WINDOW], n, word_idf),
                 ),
             )
         hits = []
@@ -545,14 +546,20 @@ class SearchEngine:
             content = cand.content = leaf.content
         return content
 
-    def _idf_of(self, ranked: list, n: int) -> dict[str, float]:
+    def _idf_of(
+        self, ranked: list, n: int, known: dict[str, float] | None = None
+    ) -> dict[str, float]:
         """Rarity of every word of the leading candidates (one catalog lookup), so that
-        telling restatements apart weighs "benidorm" and not "memory"."""
+        telling restatements apart weighs "benidorm" and not "memory". ``known``: rarities
+        already looked up in this search; only the words new to it are looked up."""
+        known = known or {}
         words = {t for c in ranked[:RESTATE_WINDOW] for t in (c.ref.get("tf") or ())}
-        dfs = self.catalog.document_frequencies(words) if words else {}
+        new = words - known.keys()
+        dfs = self.catalog.document_frequencies(new) if new else {}
         # a word in half the memories or more (a tag every saved memory has) says nothing
         common = (lambda t: dfs.get(t, 0) * 2 >= n) if n >= 20 else (lambda t: False)
-        return {t: 0.0 if common(t) else idf(dfs.get(t, 0), max(n, 1)) for t in words}
+        looked = {t: 0.0 if common(t) else idf(dfs.get(t, 0), max(n, 1)) for t in new}
+        return {t: known[t] if t in known else looked[t] for t in words}
 
     def _inject_facts(self, ranked: list, facts: list[tuple[str, bool]], query) -> list:
         """A question about a tracked fact is answered by the memory holding the value asked
