@@ -25,6 +25,7 @@ number, a port, a version of the subject) that none of the leading memories hold
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 
@@ -356,12 +357,14 @@ class SearchEngine:
     ) -> list:
         years = set(year_mentions(query.text))
         months = months_asked(query.text) if history else set()
-        total_idf = sum(full_idf.values()) or 1.0
+        total_idf = math.fsum(full_idf.values()) or 1.0
         for cand in cands:
             tf = cand.ref["tf"]
             cand.matched = {t for t in query.all_terms if t in tf}
             matched_q = [t for t in query.terms if t in tf]
-            cand.coverage = sum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
+            cand.coverage = (
+                math.fsum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
+            )
         # a clue picks among the memories that answer the question: one that matches the clue
         # but holds little of the question ("Ana Beltrán (SRE) prefers Slack" for "when is Ana
         # on holiday?" + "Ana from SRE") is about the clue, not an answer

@@ -92,9 +92,9 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
     top_cos = max((ctx.cosine.get(c.ref["id"], 0.0) for c in window), default=0.0)
     asked = list(dict.fromkeys(ctx.question_terms))
     named = [n for n in ctx.names if n]
-    total = sum(ctx.idf.get(t, 0.0) for t in asked) or 1.0
+    total = math.fsum(ctx.idf.get(t, 0.0) for t in asked) or 1.0
     rare = sorted(asked, key=lambda t: (-ctx.idf.get(t, 0.0), t))[:3]
-    rare_total = sum(ctx.idf.get(t, 0.0) for t in rare) or 1.0
+    rare_total = math.fsum(ctx.idf.get(t, 0.0) for t in rare) or 1.0
     first_day = _day(dates[0]) if dates else None
     first_source = window[0].ref.get("source") or "memory"
     updates, updated = _change_links(window, ctx, dates)
@@ -130,7 +130,7 @@ def features(window: list, ctx: OrderContext) -> list[list[float]]:
                 cos / top_cos if top_cos > 0 else 0.0,
                 cos,
                 1.0 if rare and rare[0] in tf else 0.0,
-                sum(ctx.idf.get(t, 0.0) for t in rare if t in tf) / rare_total,
+                math.fsum(ctx.idf.get(t, 0.0) for t in rare if t in tf) / rare_total,
                 _years_apart(_day(dates[index]), first_day),
                 _heading_share(text, ctx.idf, total),
                 1.0
@@ -201,7 +201,7 @@ def _heading_share(text: str, idf: dict[str, float], total: float) -> float:
     """The share of the question's idf mass in the text's first line."""
     first_line = text.lstrip().split("\n", 1)[0][:300]
     held = set(terms(first_line))
-    return sum(value for t, value in idf.items() if t in held) / total
+    return math.fsum(value for t, value in idf.items() if t in held) / total
 
 
 def _proximity(text: str, asked: list[str], idf: dict[str, float]) -> tuple[float, float]:
@@ -215,7 +215,7 @@ def _proximity(text: str, asked: list[str], idf: dict[str, float]) -> tuple[floa
     if not positions:
         return 0.0, 0.0
     held = {t for _, t in positions}
-    anywhere = sum(idf.get(t, 0.0) for t in held) or 1.0
+    anywhere = math.fsum(idf.get(t, 0.0) for t in held) or 1.0
     best, start, inside = 0.0, 0, {}
     for where, term in positions:
         inside[term] = inside.get(term, 0) + 1
@@ -225,7 +225,7 @@ def _proximity(text: str, asked: list[str], idf: dict[str, float]) -> tuple[floa
             if not inside[gone]:
                 del inside[gone]
             start += 1
-        best = max(best, sum(idf.get(t, 0.0) for t in inside))
+        best = max(best, math.fsum(idf.get(t, 0.0) for t in inside))
     return best / anywhere, len(held) / _shortest_span(positions, len(held))
 
 

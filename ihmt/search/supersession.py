@@ -16,6 +16,7 @@ recognised when a question reaches the statement it changes.
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..text.tokenize import terms
@@ -34,7 +35,7 @@ def asked_statement(content: str, asked: dict[str, float]) -> str:
         if not sentence:
             continue
         found = set(terms(sentence[:SENTENCE_CHARS]))
-        mass = sum(weight for term, weight in asked.items() if term in found)
+        mass = math.fsum(weight for term, weight in asked.items() if term in found)
         if mass > best_mass:
             best, best_mass = sentence[:SENTENCE_CHARS], mass
     return best
