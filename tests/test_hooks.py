@@ -719,3 +719,86 @@ def test_a_reply_picking_one_of_the_agents_options_is_kept_with_that_option():
     # no options laid out, or a reply that picks none: nothing made up
     assert extract([_agent("Done, the tests pass now."), _user("B.")]) == []
     assert extract([offer, _user("A lot happened today")]) == []
+
+
+def _hit(leaf_id: str, content: str, score: float, coverage: float, matched: list[str]):
+    from ihmt.models import Hit
+
+    return Hit(
+        leaf_id=leaf_id,
+        score=score,
+        content=content,
+        path=[leaf_id],
+        timestamp="2026-03-02T09:00:00",
+        source="memory",
+        domain="GENERIC",
+        matched_terms=matched,
+        coverage=coverage,
+    )
+
+
+class _ScriptedMemory:
+    """A memory whose search returns prepared results, so that the per-prompt gate is
+    tested on exactly the confidence and coverage it decides on."""
+
+    def __init__(self, results: dict):
+        self.results = results
+        self.asked: list[str] = []
+
+    def search(self, text, top_k=10, project=None):
+        self.asked.append(text)
+        return self.results[text]
+
+
+def _result(text: str, hits: list, confidence: float, not_found: bool = False):
+    from ihmt.models import SearchResult
+
+    return SearchResult(
+        query=text, clue=None, hits=hits, confidence=confidence, not_found=not_found
+    )
+
+
+def test_a_question_sharing_one_word_with_a_memory_gets_it_a_statement_does_not():
+    from ihmt.loop.recall import prompt_recall
+
+    deb = _hit(
+        "m1", "the deb ones go to kavya, @kbhatt, she does the debian package", 3.4, 0.5, ["deb"]
+    )
+    question, statement = "who handles the .deb?", "the deb build is slow today"
+    memory = _ScriptedMemory(
+        {question: _result(question, [deb], 0.38), statement: _result(statement, [deb], 0.38)}
+    )
+    assert "kavya" in prompt_recall(memory, question)
+    assert prompt_recall(memory, statement) == ""
+    # the one word must carry half the question: "handles" alone is no topic
+    handles = _hit("m2", "Homebrew formula updates are handled by tomas.", 2.0, 0.3, ["handl"])
+    memory.results[question] = _result(question, [handles], 0.38)
+    assert prompt_recall(memory, question) == ""
+
+
+def test_the_whole_prompt_and_its_question_agreeing_on_one_memory_show_it():
+    from ihmt.loop.recall import prompt_recall, question_clause
+
+    prompt = "sizing retention for the telemetry table, how often does an idle device report?"
+    clause = question_clause(prompt)
+    assert clause == "how often does an idle device report?"
+    answer = _hit(
+        "m1", "every 5 min normally, 30s while a zone is watering", 4.0, 0.2, ["often", "devic"]
+    )
+    other = _hit(
+        "m2", "The telemetry table is partitioned by day.", 3.0, 0.2, ["telemetri", "tabl"]
+    )
+    memory = _ScriptedMemory(
+        {
+            prompt: _result(prompt, [answer, other], 0.2),  # too weak alone
+            clause: _result(clause, [answer, other], 0.25),  # too weak alone
+        }
+    )
+    assert "every 5 min" in prompt_recall(memory, prompt)
+    assert memory.asked == [prompt, clause]
+    # when the two readings lead with different memories, nothing is shown
+    memory.results[clause] = _result(clause, [other, answer], 0.25)
+    assert prompt_recall(memory, prompt) == ""
+    # nor when either search found nothing about the prompt
+    memory.results[clause] = _result(clause, [answer], 0.25, not_found=True)
+    assert prompt_recall(memory, prompt) == ""

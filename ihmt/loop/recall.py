@@ -9,7 +9,9 @@ the prompt's other words, and only when no memory about something else holds tho
 better (then the prompt is asking about the wrong person or thing, and a block would mislead).
 A prompt that names nothing gets memories when the best one covers a fair share of it (a
 question about how things are: "which python version do we target?"); a request for work
-("fix this test", "move staging to Postgres 17") needs a memory covering most of it.
+("fix this test", "move staging to Postgres 17") needs a memory covering most of it. A
+prompt whose context comes before its question is asked again by the question alone; when
+neither reading is confident but both lead with one memory, that memory is shown.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ RECALL_CONFIDENCE = 0.3
 RECALL_COVERAGE = 0.25
 STRICT_CONFIDENCE = 0.5  # ... for a request, or when the best memory holds one prompt word
 STRICT_COVERAGE = 0.5
+TOPIC_COVERAGE = 0.5  # a question's one shared word must carry this share of it
 RELATIVE_SCORE = 0.6  # further memories must score this share of the best one
 PROMPT_HITS = 3
 # a prompt that names something: a memory about it must hold this share of the weight of the
@@ -193,8 +196,13 @@ def _confident_hits(result, text: str) -> list:
         return []
     # a question about how things are ("which python version do we target?") gets memories
     # that cover a quarter of it; a request for work ("commit the changes", "fix this
-    # test"), or a memory holding one word of the prompt ("fix", "code"), needs the strict gate
-    strict = len(best.matched_terms) < 2 or REQUEST.search(text)
+    # test"), or a memory holding one word of a prompt that asks nothing ("the build is
+    # slow"), needs the strict gate. A question's one shared word is its topic when it
+    # carries half the question ("who handles the .deb?" and "the deb ones go to kavya"),
+    # not a stray "fix" or "handles".
+    topic = asks(text) and best.coverage >= TOPIC_COVERAGE
+    one_word = len(best.matched_terms) < 2 and not topic
+    strict = one_word or REQUEST.search(text)
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
     if result.confidence < floor_confidence or best.coverage < floor_coverage:
@@ -204,6 +212,13 @@ def _confident_hits(result, text: str) -> list:
         for h in result.hits[:PROMPT_HITS]
         if h is best or (h.score >= RELATIVE_SCORE * best.score and h.coverage >= RECALL_COVERAGE)
     ]
+
+
+def asks(text: str) -> bool:
+    """Whether a prompt is a question: it ends with a question mark or opens with a
+    question word ("whats the staging url format", "remind me who signs off")."""
+    text = text.strip()
+    return text.endswith("?") or bool(_ASKS.match(text))
 
 
 def question_clause(text: str) -> str:
@@ -222,6 +237,21 @@ def question_clause(text: str) -> str:
                 return ""
             return clause
     return ""
+
+
+def _agreed(whole, clause, text: str) -> list:
+    """The memory both the whole prompt and its closing question put first, when neither
+    search is confident alone: two readings of the prompt agreeing on one memory ("sizing
+    retention for the telemetry table, how often does an idle device report?" and "how
+    often does an idle device report?" both lead with "every 5 min normally, 30s while a
+    zone is watering"). A request for work, or a reply to the agent, gets nothing."""
+    from .patterns import ACK, REQUEST
+
+    if whole.best is None or clause.best is None or whole.not_found or clause.not_found:
+        return []
+    if whole.best.leaf_id != clause.best.leaf_id or ACK.search(text) or REQUEST.search(text):
+        return []
+    return [whole.best]
 
 
 def _hits_for(memory, text: str, project: str):
@@ -249,7 +279,9 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
     result, hits = _hits_for(memory, text, project)
     clause = question_clause(text) if not hits else ""
     if clause:
+        whole = result
         result, hits = _hits_for(memory, clause, project)
+        hits = hits or _agreed(whole, result, text)
     if not hits:
         return ""
     body = []
