@@ -190,6 +190,10 @@ def table(results: list[dict]) -> list[str]:
         "the session-start brief shows the answer",
         lambda c: share(r["brief"] for r in of(c, "recall")),
     )
+    row(
+        "... in the brief or the prompt's block (what a session that starts with the question has in front of it)",
+        lambda c: share(r["brief"] or r["shown"] for r in of(c, "recall")),
+    )
     row("session-start brief, tokens (all: the largest)", lambda c: str(c["brief_tokens"]))
     row("memories captured per session", lambda c: f"{len(c['captured']) / c['sessions']:.1f}")
     row(
