@@ -486,7 +486,10 @@ def test_an_answer_keeps_the_question_it_answers():
             _user("We already run Redis on cache-01, it holds the sessions."),
         ]
     )
-    assert item.text.endswith('(in reply to: "Should it be Redis or Memcached?")')
+    # "it" is the session store, which only the sentence before the question names
+    assert item.text.endswith(
+        '(in reply to: "The session store needs a cache. Should it be Redis or Memcached?")'
+    )
     assert without_question(item.text) == "We already run Redis on cache-01, it holds the sessions."
     assert own_words(item.text) == item.text  # the agent's question is what the answer is about
     # a conversation replayed to the agent: the other speaker asked, the agent only noted it
@@ -802,3 +805,54 @@ def test_the_whole_prompt_and_its_question_agreeing_on_one_memory_show_it():
     # nor when either search found nothing about the prompt
     memory.results[clause] = _result(clause, [answer], 0.25, not_found=True)
     assert prompt_recall(memory, prompt) == ""
+
+
+def test_an_agent_question_that_says_it_keeps_the_sentence_naming_it():
+    from ihmt.loop.extract import extract
+
+    (when,) = extract(
+        [
+            _agent("I'll add a schedule for the forecast job. What time should it run?"),
+            _user("05:40. replenishment starts 07:00"),
+        ]
+    )
+    assert when.text == (
+        "05:40. replenishment starts 07:00 (in reply to: \"I'll add a schedule for the "
+        'forecast job. What time should it run?")'
+    )
+    # a question naming its subject needs nothing before it
+    (branch,) = extract(
+        [_agent("The pipeline is green. Which branch deploys to staging?"), _user("develop")]
+    )
+    assert branch.text == 'develop (in reply to: "Which branch deploys to staging?")'
+    # a person's question in a chat keeps only itself: the sentence before is their news
+    *_, chat = extract(
+        [
+            _user("Melanie: I finished the mural! Where did you see it?"),
+            _user("Caroline: at the lake"),
+        ]
+    )
+    assert chat.text.endswith('(in reply to Melanie: "Where did you see it?")')
+
+
+def test_the_brief_lists_the_question_itself_not_the_sentence_before_it(ws):
+    from ihmt.text.reply import with_question
+
+    memory = IHMT.open(ws)
+    try:
+        long_before = "I'll add a schedule for the forecast job, next to the hourly ingest. " * 2
+        memory.save(with_question("05:40", long_before.strip() + " What time should it run?"))
+        answers = memory.session_brief().split("(question, then answer):")[1]
+        assert "What time should it run? 05:40" in answers
+        assert "hourly ingest" not in answers
+    finally:
+        memory.close()
+
+
+def test_facts_typed_fast_dates_and_reported_changes_are_statements():
+    from ihmt.loop.extract import durable_sentence
+
+    assert durable_sentence("pennine launch slipped to 6 May, photos arent ready") == "statement"
+    assert durable_sentence("the staging cert expires on March 3rd") == "statement"
+    assert durable_sentence("the replica doesnt keep up at peak") == "statement"
+    assert durable_sentence("sounds lovely, see you soon then") == ""

@@ -43,18 +43,31 @@ _EXPLAINS = re.compile(
     r"i decided|decided to|instead of|rather than|trade-?off)\b",
     re.I,
 )
+# a question that points back to what the sentence before it named
+_POINTS_BACK = re.compile(r"\b(it|its|it's|that|this|they|them|those|these|there|one)\b", re.I)
+REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine)\b", re.I)
 _STATEMENT = re.compile(
     r"\b(is|are|was|were|has|have|had|runs|uses|lives|works|went|got|been|will|would|can|"
     r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
     r"wants?|needs?|plans?|hopes?|started|finished|joined|visited|moved|bought|made|took|"
-    r"\w+'(s|re|ve|ll|d))\b",
+    r"\w+'(s|re|ve|ll|d)|"
+    # typed fast, without the apostrophe ("their photos arent ready", "it doesnt build")
+    r"isnt|arent|wasnt|werent|dont|doesnt|didnt|wont|cant|hasnt|havent|thats|theres|"
+    # a change reported ("launch slipped to 6 May", "the port changed from 8787")
+    r"\w+ed (to|from))\b",
     re.I,
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a
 # channel ("stage-eu", "sdkconfig.defaults", "api/gen", "#ops-alerts", "1.24"): a sentence
 # holding one states a fact even without a verb this list knows ("Aisha owns fare-gateway")
-_SPECIFIC = re.compile(r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_SPECIFIC = re.compile(
+    r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+"
+    # a date: "6 May", "May 6th"
+    rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b",
+    re.I,
+)
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
 _LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
@@ -173,8 +186,25 @@ def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
             continue
         if earlier.role == "user" and asker.lower() == speaker:
             return "", ""  # the same person's own earlier message
-        return (questions[-1], asker) if questions else ("", "")
+        if not questions:
+            return "", ""
+        # the agent's "it" points back to its own explanation; a person's question in a
+        # chat is about the two of them, and its sentence before is their news, not a subject
+        return (questions[-1] if asker else _with_referent(said, questions[-1])), asker
     return "", ""
+
+
+def _with_referent(said: list[str], question: str) -> str:
+    """The question, after the sentence it points back to when it says "it" or "that"
+    ("I'll add a schedule for the forecast job. What time should it run?"): the answer
+    "05:40" is about the forecast job, a word only that sentence holds."""
+    at = said.index(question)
+    if at == 0 or not _POINTS_BACK.search(question):
+        return question
+    before = said[at - 1]
+    if before.rstrip().endswith("?") or len(before) > REFERENT_CHARS:
+        return question
+    return f"{before} {question}"
 
 
 def option_picked(turns: list[Turn], i: int) -> tuple[str, str]:

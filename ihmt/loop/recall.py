@@ -74,6 +74,7 @@ _ASKS = re.compile(
     r"is|are|was|were|do|does|did|can|could|should|any|anything|remind)\b",
     re.I,
 )
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 MIN_CLAUSE_TERMS = 2
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
@@ -352,6 +353,8 @@ def session_brief(memory, project: str = "") -> str:
         answer, question = split_reply(leaf.content)
         if not question or own_words(leaf.content) != leaf.content:
             continue  # not a reply, or a reply to another person
+        # the question itself, without the sentence before it that says what "it" is
+        question = _LAST_SENTENCE.split(question.strip())[-1]
         line = f"- {leaf.timestamp[:10]}: {one_line(question, 140)} {one_line(answer, 200)}"
         if f"- {leaf.timestamp[:10]}: {one_line(leaf.content, 300)}" not in listed:
             answers.append(line)
