@@ -654,6 +654,9 @@ def test_a_prompt_whose_context_drowns_its_question_is_asked_again_by_the_questi
         # a closing request is no question to ask memory, nor one with a single word in it
         assert question_clause("the build is failing on CI, can you look at it?") == ""
         assert question_clause("this test panics on windows, what's going on") == ""
+        # nor one whose words are all about doing the work
+        vet = "go vet flags my Limiter struct, what does that mean and how do i fix it"
+        assert question_clause(vet) == ""
     finally:
         memory.close()
 

@@ -76,6 +76,8 @@ _ASKS = re.compile(
 )
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 MIN_CLAUSE_TERMS = 2
+# words of doing the work, not of what memory holds: "how do i fix it" asks about nothing saved
+_WORK_WORDS = frozenset(terms("fix fixing add make change try help explain debug look check mean"))
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
 BRIEF_ANSWERS = 12
@@ -234,7 +236,8 @@ def question_clause(text: str) -> str:
             clause = " ".join(parts[i:])
             # "…, can you look?" asks for work, not about what memory holds; "…, what's going
             # on?" asks nothing memory could hold (one word left once stop words go)
-            if len(set(terms(clause))) < MIN_CLAUSE_TERMS or REQUEST.search(clause):
+            subject = set(terms(clause)) - _WORK_WORDS
+            if len(subject) < MIN_CLAUSE_TERMS or REQUEST.search(clause):
                 return ""
             return clause
     return ""
