@@ -859,3 +859,32 @@ def test_facts_typed_fast_dates_and_reported_changes_are_statements():
     assert durable_sentence("the staging cert expires on March 3rd") == "statement"
     assert durable_sentence("the replica doesnt keep up at peak") == "statement"
     assert durable_sentence("sounds lovely, see you soon then") == ""
+
+
+def test_an_opening_ok_is_a_reply_only_when_nothing_is_asked_after_it():
+    from ihmt.loop.recall import after_acknowledgement, replies_to_agent
+
+    for reply in ("yes do it", "thanks, commit it", "ok looks good, push it", "ok thanks"):
+        assert replies_to_agent(reply), reply
+    for question in (
+        "ok, which branch deploys to staging?",
+        "great, what port does the api use",
+        "ok to force-unwrap the tag id in TagReader? it's never null",
+        "ok if I leave a print() in carrier-ingest for debugging?",
+    ):
+        assert not replies_to_agent(question), question
+    assert after_acknowledgement("sure, can you also run the linter?") == (
+        "can you also run the linter?"
+    )
+
+
+def test_a_question_after_ok_gets_the_memory_that_answers_it(ws):
+    memory = IHMT.open(ws)
+    try:
+        memory.save("The develop branch deploys to staging; main deploys to production.")
+        memory.save("Releases go out on Tuesdays after the standup.")
+        memory.save("Pagination on list endpoints is keyset, 50 a page.")
+        assert "develop branch" in memory.prompt_recall("ok which branch deploys to staging?")
+        assert memory.prompt_recall("ok thanks") == ""
+    finally:
+        memory.close()

@@ -75,6 +75,9 @@ _ASKS = re.compile(
     re.I,
 )
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+# "ok to …?", "fine if I …?": whether something is acceptable is the question itself
+_ASKS_WHETHER_OK = re.compile(r"(to|if)\b", re.I)
+_WH = re.compile(r"(which|what|whats|what's|where|when|who|whose|how|why|remind)\b", re.I)
 MIN_CLAUSE_TERMS = 2
 # words of doing the work, not of what memory holds: "how do i fix it" asks about nothing saved
 _WORK_WORDS = frozenset(terms("fix fixing add make change try help explain debug look check mean"))
@@ -192,10 +195,10 @@ def _named_hits(result, text: str, names: list[str], weights: dict[str, float]) 
 
 
 def _confident_hits(result, text: str) -> list:
-    from .patterns import ACK, REQUEST  # here: most prompts never get this far
+    from .patterns import REQUEST  # here: most prompts never get this far
 
     best = result.best
-    if ACK.search(text):  # "yes do it", "ok thanks": a reply to the agent, not a question
+    if replies_to_agent(text):  # "yes do it", "ok thanks": not a question
         return []
     # a question about how things are ("which python version do we target?") gets memories
     # that cover a quarter of it; a request for work ("commit the changes", "fix this
@@ -205,7 +208,7 @@ def _confident_hits(result, text: str) -> list:
     # not a stray "fix" or "handles".
     topic = asks(text) and best.coverage >= TOPIC_COVERAGE
     one_word = len(best.matched_terms) < 2 and not topic
-    strict = one_word or REQUEST.search(text)
+    strict = one_word or REQUEST.search(after_acknowledgement(text))
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
     if result.confidence < floor_confidence or best.coverage < floor_coverage:
@@ -215,6 +218,32 @@ def _confident_hits(result, text: str) -> list:
         for h in result.hits[:PROMPT_HITS]
         if h is best or (h.score >= RELATIVE_SCORE * best.score and h.coverage >= RECALL_COVERAGE)
     ]
+
+
+def after_acknowledgement(text: str) -> str:
+    """The prompt after an opening "ok," / "thanks," / "sure," (the whole prompt when it
+    has none): "sure, can you also run the linter?" asks for work all the same."""
+    from .patterns import ACK
+
+    match = ACK.search(text)
+    return text[match.end() :].lstrip(" ,.;:!-–—") if match else text
+
+
+def replies_to_agent(text: str) -> bool:
+    """Whether a prompt answers the agent ("yes do it", "thanks, commit it", "ok looks
+    good") rather than asks something: it opens with an acknowledgement, that is not what
+    it asks about ("ok to force-unwrap the id?", "ok if I leave a print()?"), and what
+    follows it asks nothing ("ok, which branch deploys to staging?" asks)."""
+    from .patterns import ACK
+
+    match = ACK.search(text)
+    if not match:
+        return False
+    rest = after_acknowledgement(text)
+    if _ASKS_WHETHER_OK.match(rest):
+        return False
+    # "do it" after "yes" is an order; a question after "ok" has its mark or a wh-word
+    return not ("?" in rest or _WH.match(rest))
 
 
 def asks(text: str) -> bool:
@@ -249,11 +278,13 @@ def _agreed(whole, clause, text: str) -> list:
     retention for the telemetry table, how often does an idle device report?" and "how
     often does an idle device report?" both lead with "every 5 min normally, 30s while a
     zone is watering"). A request for work, or a reply to the agent, gets nothing."""
-    from .patterns import ACK, REQUEST
+    from .patterns import REQUEST
 
     if whole.best is None or clause.best is None or whole.not_found or clause.not_found:
         return []
-    if whole.best.leaf_id != clause.best.leaf_id or ACK.search(text) or REQUEST.search(text):
+    if whole.best.leaf_id != clause.best.leaf_id or replies_to_agent(text):
+        return []
+    if REQUEST.search(after_acknowledgement(text)):
         return []
     return [whole.best]
 
