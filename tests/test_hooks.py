@@ -588,7 +588,7 @@ def test_a_short_reply_to_the_agents_question_is_kept_with_its_context():
         ]
     )
     assert env.text.startswith("uv, not conda. conda broke the box last year (in reply to:")
-    for chatter in ("ok", "thanks!", "Hey Mel!", "can you run it again?"):
+    for chatter in ("ok", "thanks!", "Hey Mel!", "can you run it again?", "nah thats it"):
         assert extract([_agent("Should I deploy it now?"), _user(chatter)]) == [], chatter
     assert extract([_user("develop")]) == []  # no question: a bare word says nothing
 

@@ -74,7 +74,8 @@ _LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
 _FILLER = re.compile(
     r"^\W*((ok(ay)?|yes|yep|yeah|sure|no|nope|thanks?|thx|ty|cool|nice|great|perfect|good|"
     r"awesome|wow|haha|lol|hmm|ah|oh|oops|right|fine|done|agreed|got it|makes sense|"
-    r"sounds good|looks good|lgtm|noted)\W*)+$"
+    r"sounds good|looks good|lgtm|noted|nah|all good|that'?s it|that'?s all|nothing else|"
+    r"that'?s it for today|all set)\W*)+$"
     r"|^\W*(hey|hi|hello|hiya|morning|evening)\b\W*(\w+\W*)?$",  # "Hey Mel!"
     re.I,
 )
