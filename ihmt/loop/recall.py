@@ -234,12 +234,9 @@ def replies_to_agent(text: str) -> bool:
     good") rather than asks something: it opens with an acknowledgement, that is not what
     it asks about ("ok to force-unwrap the id?", "ok if I leave a print()?"), and what
     follows it asks nothing ("ok, which branch deploys to staging?" asks)."""
-    from .patterns import ACK
-
-    match = ACK.search(text)
-    if not match:
-        return False
     rest = after_acknowledgement(text)
+    if rest == text:  # no acknowledgement opens it
+        return False
     if _ASKS_WHETHER_OK.match(rest):
         return False
     # "do it" after "yes" is an order; a question after "ok" has its mark or a wh-word
