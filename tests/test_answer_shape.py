@@ -480,3 +480,62 @@ def test_a_price_is_held_with_its_currency_before_or_after_the_amount(text):
 )
 def test_a_time_that_ends_a_sentence_is_a_time(text):
     assert holds_shape(text, shapes_asked("what time does the backup kick off?"))
+
+
+MOBILE = [
+    *TEAM,
+    (
+        "2026-03-04",
+        "Staging API base URL: https://api-staging.pulso.internal (only reachable over the "
+        "office VPN). The mobile app reads it from .env.staging.",
+    ),
+    ("2026-03-09", "The staging database is refreshed from a production snapshot every Monday."),
+    ("2026-03-11", "API errors in staging go to the #pulso-alerts channel."),
+]
+
+
+def test_a_later_memory_giving_a_new_url_answers_the_url_question_without_the_word(memory):
+    """ "Staging API is now https://..." never says "URL", but its address stands for it: it
+    is the new value of "the staging API URL", not a memory about something else."""
+    ids = save_all(
+        memory,
+        [
+            *MOBILE,
+            (
+                "2026-06-15",
+                "Staging API is now https://stg-api.pulsohealth.dev (Fly.io app pulso-api-stg); "
+                "no VPN needed any more.",
+            ),
+        ],
+    )
+    result = memory.search("what's the staging API URL?")
+    assert result.best.leaf_id == ids[-1]
+    assert "https://stg-api.pulsohealth.dev" in compact_answer(result)
+    assert any(hit.leaf_id == ids[len(TEAM)] for hit in result.hits[1:])
+
+
+def test_a_later_change_naming_the_same_value_is_no_new_value(memory):
+    """ "Kontua now runs PHP 8.3 on hz-app-02" tells of a change, but of the PHP version: the
+    server it names is the one the leader already gives."""
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            (
+                "2026-04-10",
+                "Kontua moved off hz-app-01 to its own server, hz-app-02 (CX22, Falkenstein), "
+                "so PHP updates never touch the Node apps.",
+            ),
+            (
+                "2026-07-06",
+                "Kontua now runs PHP 8.3 on hz-app-02 (was 8.2); Laravel stays on 11.x.",
+            ),
+        ],
+    )
+    assert memory.search("which server is Kontua running on?").best.leaf_id == ids[-2]
+
+
+def test_an_image_tag_is_no_port():
+    port = shapes_asked("what port is the local dev server on?")
+    assert not holds_shape("pulso-api now uses the image node:22-bookworm-slim.", port)
+    assert holds_shape("the admin app runs on localhost:5174 with Vite.", port)

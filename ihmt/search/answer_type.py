@@ -126,7 +126,10 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "port",
         _cue(r"port|ports|puerto|puertos"),
-        re.compile(r":\d{2,5}(?!\d)|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.])\d{4,5}(?![\w.])"),
+        # "node:22-bookworm-slim" is an image tag, not a port
+        re.compile(
+            r":\d{2,5}(?![\d-])|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.])\d{4,5}(?![\w.])"
+        ),
         True,
     ),
     AnswerShape(
@@ -352,6 +355,46 @@ def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str])
     named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
     owner_terms = set(terms(owner))
     return named and bool(owner_terms) and not owner_terms & subject
+
+
+# the nouns that name a shape in a question ("the staging API URL", "which port"): a memory
+# holding a value of that shape holds what the noun asks for, whether or not it says the noun
+_SHAPE_NOUNS = frozenset(
+    terms(
+        "version versions url urls link links address ip port ports puerto phone telephone "
+        "number email mail correo hostname host server machine box vm price cost fee time"
+    )
+)
+
+
+def shape_terms(question: str, shapes: tuple[AnswerShape, ...]) -> frozenset[str]:
+    """The question's terms that name the shapes it asks for ("what's the staging API URL?"
+    -> {"url"}): a later memory giving a URL and telling of a change holds that word's
+    meaning though not the word ("Staging API is now https://...")."""
+    folded = fold((question or "")[:2000])
+    found: set[str] = set()
+    for shape in shapes:
+        for match in shape.asks.finditer(folded):
+            found.update(terms(match.group()))
+    return frozenset(found & _SHAPE_NOUNS)
+
+
+def holds_new_value(
+    text: str,
+    earlier: str,
+    shapes: tuple[AnswerShape, ...],
+    subject: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """True when ``text`` holds a value of one of ``shapes`` that ``earlier`` does not contain
+    (case aside): a new URL, host or version rather than the one already stated."""
+    seen = earlier[:20000].casefold()
+    for shape in shapes:
+        for match in shape.holds.finditer(text[:4000]):
+            value = match.group().strip(".,;:'\"`")
+            if value and value.casefold() not in seen:
+                if not shape.near_subject or holds_shape(text, (shape,), subject):
+                    return True
+    return False
 
 
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:

@@ -40,7 +40,14 @@ from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from . import learned_order
-from .answer_type import holds_shape, shapes_asked, strict_shapes, subject_terms
+from .answer_type import (
+    holds_new_value,
+    holds_shape,
+    shape_terms,
+    shapes_asked,
+    strict_shapes,
+    subject_terms,
+)
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
@@ -239,6 +246,9 @@ class SearchEngine:
             def answers_shape(cand) -> bool:
                 return holds_shape(self._content_of(cand), shapes, subject)
 
+            def new_value(text: str, earlier: str) -> bool:
+                return holds_new_value(text, earlier, shapes, subject)
+
         word_idf = self._idf_of(ranked, n)
         ranked = order_by_time(
             ranked,
@@ -250,6 +260,8 @@ class SearchEngine:
             self._content_of,
             answers_shape,
             asked_thing,
+            shape_terms(query.text, shapes) if shapes else frozenset(),
+            new_value if shapes else None,
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             earlier = prefer_earlier(ranked, query, full_idf)
@@ -815,6 +827,10 @@ class SearchEngine:
         ]
         # pieces of one stored document are one answer (its passages), never rivals
         tied = _one_per_document(tied)
+        # a choice is made between the memories the answer shows: a rival the ordering stages
+        # left below the shown ones would leave AMBIGUOUS listing a single memory
+        shown = {h.leaf_id for h in result.hits}
+        tied = [c for c in tied if c.ref["id"] in shown]
         # several memories answer differently only when they answer: a tie between memories
         # that each hold a small part of the question is a weak match, not a choice to make
         if len(tied) >= 2 and coverage >= AMBIGUOUS_COVERAGE:

@@ -40,6 +40,8 @@ def order_by_time(
     content_of: Callable[[Candidate], str] | None = None,
     answers_shape: Callable[[Candidate], bool] | None = None,
     asked_thing: frozenset[str] = frozenset(),
+    shape_words: frozenset[str] = frozenset(),
+    new_value: Callable[[str, str], bool] | None = None,
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
@@ -49,7 +51,11 @@ def order_by_time(
     a memory without that shape ("the WhatsApp group", no number) is no value of the fact.
     ``asked_thing`` (the terms of what a what/which question asks for, "runner"): a later
     memory without it, when the leader holds it, tells of something else ("the pipeline now
-    takes 3 minutes" is no new value of "which CI runner")."""
+    takes 3 minutes" is no new value of "which CI runner").
+    ``shape_words`` (the question's words naming that shape, "url"): a later memory holding
+    a value of the shape its leader lacks (``new_value(text, leader_text)``), telling of a
+    change and holding the leader's other asked words, holds them too ("Staging API is now
+    https://...")."""
     if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
         return ranked
     lead = ranked[0]
@@ -101,6 +107,15 @@ def order_by_time(
         if cand.ref.get("project") != lead.ref.get("project"):
             continue  # a project's own value and another project's (or the global one)
         words = {t for t in query.terms if t in cand.matched}
+        # its value stands for the shape's word ("https://..." for "URL"), but only a memory
+        # sharing the leader's subject beyond the question's words is a new value of it
+        credited = bool(
+            (shape_words & lead_words) - words
+            and words >= lead_words - shape_words
+            and _gives_new_value(cand, lead, content_of, answers_shape, new_value)
+        )
+        if credited:
+            words |= shape_words & lead_words
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
             continue
@@ -116,6 +131,7 @@ def order_by_time(
             # two memories holding the whole question, the later telling of a change
             # ("bumped to", "moved to", "now"), are one fact even in other words
             content_of
+            and not credited
             and shared >= CHANGE_SHARE * mass(lead_words)
             and len(words & lead_words) >= 2
             and (cand.ref.get("date") or "") != (lead.ref.get("date") or "")
@@ -150,7 +166,14 @@ def order_by_time(
         current = [c for c in eligible if c.ref["id"] not in links] or eligible
         if asked_thing and asked_thing <= set(lead.ref.get("tf") or ()):
             current = [
-                c for c in current if c is lead or asked_thing & set(c.ref.get("tf") or ())
+                c
+                for c in current
+                if c is lead
+                or asked_thing & set(c.ref.get("tf") or ())
+                or (
+                    asked_thing <= shape_words
+                    and _gives_new_value(c, lead, content_of, answers_shape, new_value)
+                )
             ] or current
         chosen = current[-1]
     for cand in group:
@@ -162,6 +185,22 @@ def order_by_time(
 
 
 _NAME_AFTER = r"(?<!\w){word}\s+([A-ZÁÉÍÓÚÑÜ][\w'’.-]*)"
+
+
+def _gives_new_value(cand, lead, content_of, answers_shape, new_value) -> bool:
+    """Whether ``cand``, dated after ``lead``, tells of a change and holds a value of the
+    shape asked for that the leader does not: a new value of what the leader states, in other
+    words ("Staging API is now https://stg-api..." after "Staging API base URL: https://...");
+    "Kontua now runs PHP 8.3 on hz-app-02" names the leader's own server, no new one."""
+    return bool(
+        content_of is not None
+        and answers_shape is not None
+        and new_value is not None
+        and (cand.ref.get("date") or "") > (lead.ref.get("date") or "")
+        and answers_shape(cand)
+        and tells_change(content_of(cand))
+        and new_value(content_of(cand), content_of(lead))
+    )
 
 
 def _named_apart(a: str, b: str, question: str) -> bool:
