@@ -62,6 +62,17 @@ def test_a_question_that_asks_for_the_present_value(question, now):
         ("how did we merge PRs before switching to rebase?", True),
         ("what did we use before the migration?", True),
         ("which broker before the upgrade?", True),
+        # a step told in the present: how something works, not what it was
+        ("how long can files sit on scratch before they get purged?", False),
+        ("how long do messages stay in the DLQ before they're dropped?", False),
+        ("what should I run before I open a merge request?", False),
+        ("who signs off builds before they go to the publisher?", False),
+        ("how many checks fail before it can alert?", False),
+        # ... and the same shape told in the past
+        ("where was lobbyd hosted before it moved to AWS?", True),
+        ("what was the GPU partition called before it got renamed?", True),
+        ("where did Redis live before we moved caching into the cluster?", True),
+        ("which editor before she switched?", True),
     ],
 )
 def test_before_a_step_is_no_earlier_state_unless_the_question_is_in_the_past(question, history):

@@ -57,6 +57,15 @@ _BEFORE_ACTION_RE = re.compile(
     r"\s+(?:\w+ing|de\s+\w+(?:ar|er|ir)(?:lo|la|los|las|le|les|se)?)(?![a-z])"
 )
 _PAST_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to)(?![a-z])")
+# "before they get purged", "before I push", "before it's wiped": a step in how something
+# works, told in the present; "before we moved", "before it got renamed" tell of the past
+_IRREGULAR_PAST = "went|got|took|came|began|became|made|ran|left|put|cut|set|had|was|were|did|gave"
+_BEFORE_PRESENT_RE = re.compile(
+    r"\s+(?:i|we|you|they|it|he|she|someone|anyone)"
+    r"(?:['’](?:s|re|m|ll)\s+\w+"
+    r"|\s+(?:can|could|will|should|must|may|might|need|needs|have to|has to)\s+\w+"
+    r"|\s+(?![a-z]+ed(?![a-z]))(?!(?:" + _IRREGULAR_PAST + r")(?![a-z]))[a-z]+)(?![a-z])"
+)
 
 
 def _history_cues(folded: str) -> list[re.Match[str]]:
@@ -66,7 +75,10 @@ def _history_cues(folded: str) -> list[re.Match[str]]:
         for match in _HISTORY_RE.finditer(folded)
         if past
         or match.group(0) not in ("before", "antes")
-        or not _BEFORE_ACTION_RE.match(folded, match.end())
+        or not (
+            _BEFORE_ACTION_RE.match(folded, match.end())
+            or (match.group(0) == "before" and _BEFORE_PRESENT_RE.match(folded, match.end()))
+        )
     ]
 
 
