@@ -539,3 +539,40 @@ def test_an_image_tag_is_no_port():
     port = shapes_asked("what port is the local dev server on?")
     assert not holds_shape("pulso-api now uses the image node:22-bookworm-slim.", port)
     assert holds_shape("the admin app runs on localhost:5174 with Vite.", port)
+
+
+def test_a_new_version_next_to_the_product_named_answers_without_the_leaders_label(memory):
+    """The leader matched "monitoring" through its label ("Monitoring: Zabbix 6.0"); the
+    upgrade names Zabbix and a version it did not have, and tells of the change."""
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            ("2025-09-10", "Monitoring: Zabbix 6.0 LTS on zabbix-srv-01.noc.internal."),
+            ("2025-10-02", "Zabbix alerts for the core switches go to the #noc-alertas channel."),
+            ("2025-12-09", "Zabbix upgraded to 7.0 LTS (7.0.6) on the new server zabbix-srv-02."),
+        ],
+    )
+    result = memory.search("which Zabbix version is our monitoring on?")
+    assert result.best.leaf_id == ids[-1]
+
+
+def test_a_new_version_of_a_namesake_missing_more_of_the_question_does_not_take_over(memory):
+    """ "HAPI FHIR upgraded to 7.4.0" is the server's version; the question asks which FHIR
+    version the portal's resources follow, two more words the upgrade does not hold."""
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            (
+                "2026-03-20",
+                "The portal's FHIR resources follow FHIR R4 (4.0.1); profiles on fhir-01.",
+            ),
+            (
+                "2026-04-23",
+                "HAPI FHIR on fhir-01 upgraded to 7.4.0 last night; reindex took 3 hours.",
+            ),
+        ],
+    )
+    result = memory.search("which FHIR version do the portal resources use?")
+    assert result.best.leaf_id == ids[-2]

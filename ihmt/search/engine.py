@@ -262,6 +262,7 @@ class SearchEngine:
             asked_thing,
             shape_terms(query.text, shapes) if shapes else frozenset(),
             new_value if shapes else None,
+            subject if any(shape.near_subject for shape in shapes) else frozenset(),
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
             earlier = prefer_earlier(ranked, query, full_idf)

@@ -42,6 +42,7 @@ def order_by_time(
     asked_thing: frozenset[str] = frozenset(),
     shape_words: frozenset[str] = frozenset(),
     new_value: Callable[[str, str], bool] | None = None,
+    subject: frozenset[str] = frozenset(),
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest answers a question about now, an earlier one a question
@@ -116,6 +117,18 @@ def order_by_time(
         )
         if credited:
             words |= shape_words & lead_words
+        elif (
+            subject
+            and len(lead_words - words - shape_words) <= 1
+            and subject <= cand.matched
+            and subject <= lead.matched
+            and _gives_new_value(cand, lead, content_of, answers_shape, new_value)
+        ):
+            # "Zabbix upgraded to 7.0 LTS" for "which Zabbix version is our monitoring on?":
+            # a new value of the shape, next to the thing the question names, is that thing's
+            # new value whatever else the leader's wording held ("Monitoring: Zabbix 6.0")
+            credited = bool(lead_words - words)
+            words = words | lead_words
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):
             continue
