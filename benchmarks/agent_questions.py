@@ -103,6 +103,11 @@ SETS = {
     # them): a telecom operator's network-automation engineer in Montevideo, an e-bike
     # motor-controller firmware team, a public-library consortium's web and systems team
     "blind16": ["bentancor", "arrizabalaga", "bustamante"],
+    # thirteenth session: three more, committed before their first run, which measures the
+    # code the session started from (33de7d6) and its code at that point and at the end: a
+    # small Chilean university's Moodle IT team, a veterinary-clinic SaaS startup in Córdoba,
+    # an e-bike maker's firmware team in Barcelona
+    "blind17": ["rojas", "huellas", "brisa"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
