@@ -576,3 +576,40 @@ def test_a_new_version_of_a_namesake_missing_more_of_the_question_does_not_take_
     )
     result = memory.search("which FHIR version do the portal resources use?")
     assert result.best.leaf_id == ids[-2]
+
+
+def test_a_new_version_counts_only_next_to_the_product_asked_about():
+    from ihmt.search.answer_type import holds_new_value
+
+    question = "what NetBox version are we running?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    lead = "NetBox was migrated: it now runs NetBox 4.1.3 on netbox-02.noc.internal."
+    gotcha = "NetBox 4 gotcha: pynetbox had to be bumped to 7.4.1, and device_role is now role."
+    assert not holds_new_value(gotcha, lead, shapes, subject)
+    assert holds_new_value("NetBox upgraded to 4.2.0 last night.", lead, shapes, subject)
+
+
+def test_a_version_upgrade_sharing_only_the_product_with_the_old_statement_answers(memory):
+    """The two memories share no word besides Ruby: the upgrade still names the product and
+    a version the old one lacks, right next to it."""
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            ("2025-10-06", "The app runs Ruby 3.2.2 (.ruby-version at the repo root); rbenv."),
+            ("2025-11-20", "Ruby upgraded to 3.3.6 on main (PR #412), also in the Dockerfile."),
+        ],
+    )
+    assert memory.search("what Ruby version is the app on?").best.leaf_id == ids[-1]
+
+
+def test_from_a_place_and_a_word_running_on_is_no_old_value():
+    from ihmt.search.supersession import names_old_value
+    from ihmt.text.tokenize import terms
+
+    statement = set(terms("Pablo Serrano se ha mudado a Málaga"))
+    passing = "cinco de ellas en la provincia de Málaga gracias al distribuidor"
+    assert not names_old_value(passing, statement, statement)
+    assert names_old_value("se mudó de Málaga a Sevilla", statement, statement)
+    retention = set(terms("retention 7 days"))
+    assert names_old_value("retention raised from 7 days to 30 days", retention, retention)

@@ -187,3 +187,37 @@ def test_an_entry_whose_only_fact_changed_stays_outdated_for_any_question(memory
     assert memory.time_context().stale_words == {}
     flat = [h for h in memory.search("balcony flat").hits if "Oslo" in h.content]
     assert flat and flat[0].outdated
+
+
+def test_a_person_asked_by_first_name_alone_is_the_tracked_one():
+    from ihmt.timeline.questions import fact_questions
+
+    keys = ["pablo serrano::location", "user::location", "carmen ruiz::employer"]
+    asked = [q.key for q in fact_questions("which city is Pablo based in?", keys)]
+    assert asked == ["pablo serrano::location"]
+    # two tracked people called Pablo: the first name alone does not say which
+    keys.append("pablo ibanez::location")
+    assert fact_questions("which city is Pablo based in?", keys) == []
+    # a thing's tracked value is not asked by the first word of its name
+    assert (
+        fact_questions("what NetBox version are we running?", ["netbox migrated::platform"]) == []
+    )
+
+
+def test_a_move_told_in_spanish_answers_a_question_by_first_name(memory):
+    memory.save(
+        "Pablo Serrano es el desarrollador móvil; vive en Córdoba.", timestamp="2025-10-01T10:00:00"
+    )
+    moved = memory.save(
+        "Pablo Serrano se ha mudado a Málaga; sigue con nosotros en remoto dos días por semana.",
+        timestamp="2026-01-08T10:00:00",
+    ).leaf_ids[0]
+    # a later memory naming Málaga in passing ("de Málaga gracias al distribuidor") is no move
+    memory.save(
+        "Métricas del viernes: ya son 45 clínicas de pago; cinco de ellas en la provincia de "
+        "Málaga gracias al distribuidor.",
+        timestamp="2026-03-06T10:00:00",
+    )
+    result = memory.search("which city is Pablo based in?")
+    assert result.best.leaf_id == moved
+    assert not result.best.outdated

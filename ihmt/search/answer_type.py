@@ -345,6 +345,15 @@ def holds_shape(
 _OWNER = re.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$")
 
 
+def _near_subject(text: str, match: re.Match[str], subject: frozenset[str] | set[str]) -> bool:
+    """Whether the value ``match`` found sits next to the thing the question names and is not
+    another product's ("NetBox 4 gotcha: pynetbox had to be bumped to 7.4.1": not NetBox's)."""
+    if not subject or _owned_by_another(text, match.start(), subject):
+        return False
+    around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
+    return bool(subject.intersection(terms(around)))
+
+
 def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
     """True when the value at ``start`` follows the name of a product the question does not
     ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
@@ -391,9 +400,10 @@ def holds_new_value(
     for shape in shapes:
         for match in shape.holds.finditer(text[:4000]):
             value = match.group().strip(".,;:'\"`")
-            if value and value.casefold() not in seen:
-                if not shape.near_subject or holds_shape(text, (shape,), subject):
-                    return True
+            if not value or value.casefold() in seen:
+                continue
+            if not shape.near_subject or _near_subject(text, match, subject):
+                return True
     return False
 
 

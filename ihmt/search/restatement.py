@@ -127,7 +127,6 @@ def order_by_time(
             # "Zabbix upgraded to 7.0 LTS" for "which Zabbix version is our monitoring on?":
             # a new value of the shape, next to the thing the question names, is that thing's
             # new value whatever else the leader's wording held ("Monitoring: Zabbix 6.0")
-            credited = bool(lead_words - words)
             words = words | lead_words
         shared = mass(words & lead_words)
         if shared < share * max(mass(lead_words), mass(words), 1e-9):

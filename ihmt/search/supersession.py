@@ -59,13 +59,29 @@ _UNITS = frozenset(
 )
 
 
+def _runs_on(old: str) -> bool:
+    """True when a two-word "old value" is a word and the sentence running on ("de Málaga
+    gracias al distribuidor" is no "from Málaga to ..."): a value's second word is a name, a
+    number or a unit ("Google Meet", "PostgreSQL 15", "7 days"), not a lower-case word."""
+    words = old.split()
+    if len(words) != 2:
+        return False
+    first, second = words
+    return (
+        second.isalpha()
+        and second.islower()
+        and not any(ch.isdigit() for ch in first)
+        and not set(terms(second)) & _UNITS
+    )
+
+
 def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:
     """True when ``later_text`` changes a value the statement holds: "from X to Y" (or "de X
     a Y", "X -> Y") where X is one of the statement's own rare words, not a bare small number
     ("from 7 to 30" changes some count, not necessarily this one) nor a unit alone."""
     for match in _FROM_TO.finditer(later_text[:4000]):
         old = (match.group("old") or match.group("arrow") or "").strip(".'\"`")
-        if not old or (old.isdigit() and len(old) <= 2):
+        if not old or (old.isdigit() and len(old) <= 2) or _runs_on(old):
             continue
         old_terms = set(terms(old)) - _UNITS
         if old_terms & rare and old_terms & statement_terms:

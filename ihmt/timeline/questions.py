@@ -141,10 +141,28 @@ def fact_questions(text: str, known_keys: list[str]) -> list[FactQuestion]:
         elif subject == "patient":
             if not words & PATIENT_CUES:
                 continue
-        elif not (subject_words and subject_words <= words):
+        elif not (subject_words and subject_words <= words) and not (
+            attribute in _PERSON_ATTRIBUTES and _first_name_only(subject, words, known_keys)
+        ):
             continue
         out.append(FactQuestion(key=key, year=year))
     return out
+
+
+# what only a person has: the first-name shortcut below applies to these, not to "netbox
+# migrated::platform"
+_PERSON_ATTRIBUTES = frozenset({"location", "employer"})
+
+
+def _first_name_only(subject: str, words: set[str], known_keys: list[str]) -> bool:
+    """True when the question names a tracked person by first name alone ("which city is
+    Pablo based in?" for "pablo serrano") and no other tracked subject has that first name
+    (two Pablos keep needing their surnames)."""
+    names = subject.split()
+    if len(names) < 2 or names[0] not in words:
+        return False
+    subjects = {key.partition("::")[0] for key in known_keys}
+    return not any(other != subject and other.split()[:1] == names[:1] for other in subjects)
 
 
 # a capitalised word after the first one ("Carlos", "Berlin"), the words of a question aside
