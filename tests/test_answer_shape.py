@@ -613,3 +613,33 @@ def test_from_a_place_and_a_word_running_on_is_no_old_value():
     assert names_old_value("se mudó de Málaga a Sevilla", statement, statement)
     retention = set(terms("retention 7 days"))
     assert names_old_value("retention raised from 7 days to 30 days", retention, retention)
+
+
+@pytest.mark.parametrize(
+    ("text", "port"),
+    [
+        ("2025-10-01 ~11:40: students got logged out of their quizzes", False),
+        ("the standup moved to 09:30", False),
+        ("pulso-api uses node:22-bookworm-slim", False),
+        ("sessions live in Redis on cache-01.ucp.internal:6379", True),
+        ("the API listens on 10.0.0.5:8080", True),
+        ("the health checks moved to the management port 9000", True),
+        ("it listens on 8443.", True),
+    ],
+)
+def test_a_time_a_date_or_an_image_tag_is_no_port(text, port):
+    assert holds_shape(text, shapes_asked("which port is it on?")) is port
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many core-hours did the reruns cost after the scratch purge?",
+        "how much of our allocation does one simulated day cost?",
+        "¿cada cuánto quiere Lorena las revisiones de coste?",
+    ],
+)
+def test_a_count_a_share_or_how_often_something_costs_asks_for_no_price(question):
+    names = {shape.name for shape in shapes_asked(question)}
+    assert "price" not in names and "number" in names
+    assert "price" in {shape.name for shape in shapes_asked("how much does the Pro plan cost?")}

@@ -126,9 +126,12 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "port",
         _cue(r"port|ports|puerto|puertos"),
-        # "node:22-bookworm-slim" is an image tag, not a port
+        # "node:22-bookworm-slim" is an image tag, "~11:40" a time of day, "2025-10-01" a date:
+        # not ports
         re.compile(
-            r":\d{2,5}(?![\d-])|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.])\d{4,5}(?![\w.])"
+            r"(?<!(?<![\w.-])\d)(?<!(?<![\w.-])\d\d):\d{2,5}(?![\d-])"
+            # a bare number ends a sentence ("listens on 8443."), never starts a date
+            r"|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.-])\d{4,5}(?!\w|\.\d|-\d)"
         ),
         True,
     ),
@@ -289,6 +292,15 @@ _OPENING_OTHER = re.compile(
 )
 
 
+# "how many core-hours did the reruns cost?", "how much of our allocation does a day cost?",
+# "¿cada cuánto ... las revisiones de coste?": a count, a share or how often, not an amount of
+# money (which no answer in core-hours holds)
+_COUNT_NOT_MONEY = re.compile(
+    r"(?<![a-z])(?:how many (?!(?:euros?|dollars?|pounds?|pesos?|bucks|francs?)(?![a-z]))[a-z]"
+    r"|how much of(?![a-z])|cada cuanto)"
+)
+
+
 def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     """The answer shapes the question's wording asks for (usually none or one)."""
     text = (question or "")[:2000]
@@ -296,6 +308,8 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     if _OPENING_OTHER.search(folded):
         return ()
     found = [shape for shape in SHAPES if shape.asks.search(folded)]
+    if _COUNT_NOT_MONEY.search(folded):
+        found = [shape for shape in found if shape.name != "price"]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
         found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
     return tuple(shape for shape in SHAPES if shape in found)
