@@ -101,6 +101,26 @@ def test_english_words_keep_their_meaning():
     assert normalize("deploy") == stem("deploy")
 
 
+@pytest.mark.parametrize(
+    ("word", "group"),
+    [
+        ("war", "merchandise"),  # "merchandise goods wares": the stems are "good" and "war"
+        ("good", "merchandise"),
+        ("press", "urgent"),  # "pressing" stems to "press"; so does "pulso" (Spanish)
+        ("hug", "enormous"),  # "huge"
+        ("hat", "detest"),  # "hate"
+        ("NIC", "pleasant"),  # "nice": a network interface card is not lovely
+        ("dos", "dosage"),  # "dose": Spanish "two"
+        ("scar", "afraid"),  # "scared"
+    ],
+)
+def test_a_synonym_whose_stem_is_another_word_is_left_out(word, group):
+    """A group word whose stem is a different common word would join that word to the group:
+    every "good" a synonym of "war", every "pulso.internal" host "urgent"."""
+    assert not set(terms(word)) & set(terms(group))
+    assert "urgent" not in terms("api-staging.pulso.internal")
+
+
 def test_an_english_question_finds_the_spanish_note_first(tmp_path):
     memory = IHMT.initialize(tmp_path / "m")
     memory.save("Marta se va de vacaciones del 3 al 14 de agosto; Javier la cubre.")

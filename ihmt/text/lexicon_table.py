@@ -879,7 +879,7 @@ administrator sysadmin
 advic guidanc
 advis recommend suggest
 advisor adviser
-afraid frighten scar
+afraid frighten
 afterward later subsequently
 agre concur
 airplan aeroplan aircraft
@@ -1028,6 +1028,7 @@ deputiz deputis
 describ depict
 deserializ deserialis
 deserialization deserialisation
+detest loath
 developer coder programmer
 devic gadget
 dialog dialogu
@@ -1042,7 +1043,6 @@ disk disc
 disput quarrel
 doctor physician
 dormant inactiv
-dos dosag
 drawback disadvantag downsid
 drink beverag
 easy simpl straightforward
@@ -1055,6 +1055,7 @@ enabl activat
 encrypt encipher
 endeavor endeavour
 enhancement improvement
+enormous gigantic immens massiv vast
 enough adequat sufficient
 enroll enrol
 enrollment enrolment
@@ -1127,7 +1128,6 @@ handyman repairman
 happy glad
 hardly barely scarcely
 harmoniz harmonis
-hat detest loath
 hauler haulier
 hazard danger
 headphon earbud earphon headset
@@ -1145,7 +1145,6 @@ honest truthful
 honor honour
 hospitaliz hospitalis
 hotlin helplin
-hug enormous gigantic immens massiv vast
 humor humour
 hurry rush
 hypothesiz hypothesis
@@ -1222,7 +1221,6 @@ medication medicin
 memo memorandum
 memoriz memoris
 mentor coach
-merchandis good war
 merchant retailer seller
 messy clutter untidy
 microorganism microb
@@ -1254,7 +1252,6 @@ nervous anxious
 nevertheless nonetheless
 newcomer joiner newhir
 newsletter bulletin
-nic lovely pleasant
 nicknam moniker
 noon midday
 normaliz normalis
@@ -1305,6 +1302,7 @@ petrol gasolin
 pharmacy drugstor
 phon cellphon smartphon telephon
 photo photograph pictur
+pleasant lovely
 plugin addon
 pointless futil
 polit courteous
@@ -1382,7 +1380,6 @@ runbook playbook
 sad unhappy
 salary compensation paycheck paychequ remuneration wag
 salesperson salesman saleswoman
-sam identical
 sanitiz sanitis
 sanitization sanitisation
 sanitizer sanitiser
@@ -1477,7 +1474,6 @@ unlikely improbabl
 unreachabl inaccessibl
 unusual atypical uncommon
 upcom forthcom
-urgent press
 useful helpful
 usernam userid
 usual customary typical
