@@ -56,7 +56,9 @@ def order_by_time(
     ``shape_words`` (the question's words naming that shape, "url"): a later memory holding
     a value of the shape its leader lacks (``new_value(text, leader_text)``), telling of a
     change and holding the leader's other asked words, holds them too ("Staging API is now
-    https://...")."""
+    https://..."). ``subject`` (what a version question names, "zabbix"; empty for other
+    shapes): a later memory naming it with a new version next to it, telling of a change, is
+    its new value though it lacks one more of the question's words than the leader."""
     if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
         return ranked
     lead = ranked[0]
