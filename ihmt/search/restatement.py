@@ -83,6 +83,16 @@ def order_by_time(
         if history
         else [named for _, named in named_terms(query.text) + qualifier_terms(query.terms)]
     )
+    # whether each candidate gives a new value of the asked shape: it reads the memory and the
+    # leader, so it is worked out once per candidate however many rules below ask
+    new_values: dict[str, bool] = {}
+
+    def gives_new_value(cand) -> bool:
+        key = cand.ref["id"]
+        if key not in new_values:
+            new_values[key] = _gives_new_value(cand, lead, content_of, answers_shape, new_value)
+        return new_values[key]
+
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if _same_document(cand, lead):
@@ -115,7 +125,7 @@ def order_by_time(
         credited = bool(
             (shape_words & lead_words) - words
             and words >= lead_words - shape_words
-            and _gives_new_value(cand, lead, content_of, answers_shape, new_value)
+            and gives_new_value(cand)
         )
         if credited:
             words |= shape_words & lead_words
@@ -124,7 +134,7 @@ def order_by_time(
             and len(lead_words - words - shape_words) <= 1
             and subject <= cand.matched
             and subject <= lead.matched
-            and _gives_new_value(cand, lead, content_of, answers_shape, new_value)
+            and gives_new_value(cand)
         ):
             # "Zabbix upgraded to 7.0 LTS" for "which Zabbix version is our monitoring on?":
             # a new value of the shape, next to the thing the question names, is that thing's
@@ -184,10 +194,7 @@ def order_by_time(
                 for c in current
                 if c is lead
                 or asked_thing & set(c.ref.get("tf") or ())
-                or (
-                    asked_thing <= shape_words
-                    and _gives_new_value(c, lead, content_of, answers_shape, new_value)
-                )
+                or (asked_thing <= shape_words and gives_new_value(c))
             ] or current
         chosen = current[-1]
     for cand in group:
