@@ -108,6 +108,11 @@ SETS = {
     # small Chilean university's Moodle IT team, a veterinary-clinic SaaS startup in Córdoba,
     # an e-bike maker's firmware team in Barcelona
     "blind17": ["rojas", "huellas", "brisa"],
+    # fourteenth session (2026-12-03), written blind (helpers saw only FORMAT.md and a one-line
+    # setting), committed before their first run, which measures the code the session started
+    # from (3ea2ff7) and its final code: a logistics startup's data team in Lima, a solo indie
+    # mobile game developer in Valencia, a water utility's SCADA team in Navarra
+    "blind18": ["rutakay", "farolillo", "aguasnavarra"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
