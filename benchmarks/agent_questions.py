@@ -14,7 +14,8 @@ Columns, per question kind (see the corpus format in agent_corpora/FORMAT.md):
 - seen: the expected answer text is visible in the compact answer;
 - falseNF: NOT FOUND although a memory answers; NF ok: NOT FOUND on an unanswerable question;
 - spurAMB: AMBIGUOUS on a question that has one answer; stale: a memory a later one corrects is BEST and is not gold;
-- clue: on ambiguous questions, AMBIGUOUS first and then the clue's memory as BEST;
+- AMB flagged: on ambiguous questions, AMBIGUOUS listing at least two of the memories that
+  answer differently; clue: the clue's memory as BEST when the question is asked again with it;
 - tokens: size of the compact answer (median).
 A flat BM25 over whole memories (same terms, top 1) runs beside it as the baseline.
 
@@ -269,6 +270,8 @@ def summary(rows: list[dict]) -> dict:
         "spurious AMB": share(single, "spurious_amb"),
         "present": share(present, "best_ok"),
         "stale BEST": share(answerable, "stale"),
+        # a question two memories answer differently, answered AMBIGUOUS listing both
+        "AMB flagged": share([r for r in rows if r["kind"] == "ambiguous"], "amb_flagged"),
         "clue": share([r for r in rows if r["kind"] == "ambiguous"], "clue_ok"),
         "tokens (median)": f"{statistics.median(r['tokens'] for r in seen):.0f}" if seen else "—",
         "BEST right by confidence": calibration(rows),
