@@ -51,4 +51,11 @@ def reason_text(code: str, params: dict) -> str:
             f"{params.get('n', 2)} memories match this query equally well; give a clue "
             "(a place, a date, a project) to choose"
         )
+    if code == "namesakes":
+        people = ", ".join(params.get("people") or ())
+        return (
+            f"the question names {params.get('name', 'someone')} alone, and memory knows "
+            f"{len(params.get('people') or ())} people of that name ({people}); say which one "
+            "(the surname, a role, a project)"
+        )
     return code.replace("_", " ")

@@ -42,11 +42,22 @@ def render_path(path: list[str]) -> str:
 
 
 def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
-    lines = [
-        f'AMBIGUOUS: "{result.query}" matches {len(result.candidates)} memories equally well '
-        f"(confidence {result.confidence:.2f}). Do not guess: ask the user or call again with a clue "
-        "(a place, a date, a project).",
-    ]
+    if result.reason_code == "namesakes":  # two people of one first name
+        people = ", ".join(result.reason_params.get("people") or ())
+        name = result.reason_params.get("name", "")
+        head = (
+            f'AMBIGUOUS: "{result.query}" names {name}, and memory knows '
+            f"{len(result.candidates)} people of that name: {people} (confidence "
+            f"{result.confidence:.2f}). Do not guess: ask the user which one, or call again "
+            "with a clue (the surname, a role, a project)."
+        )
+    else:
+        head = (
+            f'AMBIGUOUS: "{result.query}" matches {len(result.candidates)} memories equally '
+            f"well (confidence {result.confidence:.2f}). Do not guess: ask the user or call "
+            "again with a clue (a place, a date, a project)."
+        )
+    lines = [head]
     for i, hit in enumerate(result.candidates[:8], 1):
         ident = f" id={hit.leaf_id}" if ids else ""
         snippet = one_line(best_snippet(hit.content, result.query, 120), 120)

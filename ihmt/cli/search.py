@@ -49,10 +49,13 @@ def cmd_ask(args) -> int:
     def prompt(result) -> str | None:
         if getattr(args, "json", False) or not sys.stdin.isatty():
             return None
-        say(
-            f'"{result.query}" is ambiguous ({len(result.candidates)} memories match this query '
-            f"equally well, confidence {result.confidence:.2f})."
-        )
+        if result.reason_code == "namesakes":
+            say(f'"{result.query}" is ambiguous: {result.reason}.')
+        else:
+            say(
+                f'"{result.query}" is ambiguous ({len(result.candidates)} memories match this '
+                f"query equally well, confidence {result.confidence:.2f})."
+            )
         say("It could belong to any of these:")
         for i, hit in enumerate(result.candidates[:8], 1):
             say(f"  {i}. {hit_label(hit)} — {' '.join(hit.content.split())[:90]}…")

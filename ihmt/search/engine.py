@@ -51,6 +51,7 @@ from .answer_type import (
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
+from .namesakes import namesakes
 from .navigator import Candidate, Navigator, stand_in
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import (
@@ -313,6 +314,9 @@ class SearchEngine:
             self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
             if result.not_found:
                 result.ambiguous, result.candidate_ids = False, []
+        if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
+            weight = {t: full_idf.get(t, 0.0) for t in query.terms}
+            self._judge_namesakes(result, ranked, query.text, answers_shape, weight)
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
         for hit in hits:
@@ -534,6 +538,21 @@ class SearchEngine:
                 return
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
+
+    def _judge_namesakes(
+        self, result: SearchResult, ranked: list, question: str, answers, weight: dict
+    ) -> None:
+        """AMBIGUOUS when the question names a first name alone and the memories that answer
+        it speak of two people of that name (search/namesakes.py)."""
+        if getattr(ranked[0], "pinned", False):
+            return
+        shown = {h.leaf_id for h in result.hits}
+        current = [c for c in ranked if c.ref["id"] in shown and not getattr(c, "restated", False)]
+        found = namesakes(question, current, self._content_of, answers or (lambda _c: True), weight)
+        if found is not None:
+            result.ambiguous = True
+            result.candidate_ids = [c.ref["id"] for c in found.candidates]
+            result.set_reason("namesakes", name=found.first, people=found.people)
 
     def _judge_names(self, result: SearchResult, ranked: list, question: str, names) -> None:
         """NOT FOUND when the question names something no memory mentions ("how much do we

@@ -696,6 +696,7 @@
     const shapeKey = 'shape.' + params.shape;
     if (typeof params.shape === 'string' && shapeKey in I18N.en) params.shape = t(shapeKey);
     if (Array.isArray(params.names)) params.names = params.names.map((n) => '"' + n + '"').join(', ');
+    if (Array.isArray(params.people)) params.people = params.people.join(', ');
     const key = 'reason.' + (r.reason_code || '');
     if (r.reason_code && key in I18N.en) return t(key, params);
     return state.lang === 'en' ? r.reason : t('reason.unknown');

@@ -1,0 +1,109 @@
+"""Two people of one first name: a question naming "Luis" alone, when memory knows Luis
+Ortega and Luis Pardo, is AMBIGUOUS between them (search/namesakes.py).
+
+Each memory below speaks of one person, in different words and lengths, so their scores are
+far apart and the score tie that makes other questions AMBIGUOUS does not apply: only the
+namesake rule can list both. The other tests pin down where it must stay out.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.search.namesakes import first_names, surnames_in
+
+TEAM = [
+    (
+        "2026-03-02T09:00:00",
+        "Luis Ortega is the CTO and co-founder. He approves anything touching production "
+        "infrastructure or schema changes on big tables, and prefers a quick call over long "
+        "threads. GitHub: @lortega-rf.",
+    ),
+    ("2026-03-09T09:00:00", "Luis Pardo (mobile developer) is @lpardo on GitHub."),
+    ("2026-03-10T09:00:00", "Luis Pardo works on the Flutter app from Sevilla."),
+    (
+        "2026-03-12T09:00:00",
+        "CI runs on GitHub Actions; the docs site is published with GitHub Pages from the "
+        "gh-pages branch.",
+    ),
+    ("2026-03-13T09:00:00", "The dispatch API listens on port 8080 in every environment."),
+]
+
+
+@pytest.fixture()
+def memory(tmp_path):
+    store = IHMT.initialize(tmp_path / "store")
+    for stamp, text in TEAM:
+        store.save(text, timestamp=stamp)
+    store.flush()
+    yield store
+    store.close()
+
+
+def test_a_first_name_alone_with_two_people_answering_is_ambiguous(memory):
+    result = memory.search("what's Luis's GitHub handle?")
+    assert result.ambiguous, result.reason
+    listed = " ".join(hit.content for hit in result.candidates)
+    assert "Ortega" in listed and "Pardo" in listed
+
+
+def test_a_full_name_picks_one_person(memory):
+    result = memory.search("what's Luis Pardo's GitHub handle?")
+    assert not result.ambiguous
+    assert "@lpardo" in result.best.content
+
+
+def test_a_clue_picks_one_person(memory):
+    result = memory.search("what's Luis's GitHub handle?", clue="the CTO")
+    assert not result.ambiguous
+    assert "@lortega-rf" in result.best.content
+
+
+def test_words_that_only_one_person_has_pick_that_person(memory):
+    # only Luis Pardo's memory says anything about Flutter or Sevilla
+    result = memory.search("which city does Luis work on the Flutter app from?")
+    assert not result.ambiguous
+    assert "Sevilla" in result.best.content
+
+
+def test_a_product_name_is_no_first_name(memory):
+    # "GitHub Actions" and "GitHub Pages" are one product's features, not two people
+    assert first_names("what does GitHub publish the docs with?") == []
+    result = memory.search("what does GitHub publish the docs with?")
+    assert not result.ambiguous
+
+
+def test_first_names_and_surnames_are_read_as_written():
+    assert first_names("when is Iñaki off in August?") == ["Iñaki"]
+    assert first_names("what's Luis Pardo's phone?") == []  # named in full
+    assert surnames_in("Iker Etxeberria's email; Iker Salgado is off.", "Iker") == {
+        "etxeberria",
+        "salgado",
+    }
+    assert surnames_in("Ask Luis about it.", "Luis") == set()
+
+
+def test_a_leader_speaking_of_the_first_name_alone_stays_unresolved(tmp_path):
+    # "Luis prefers Meet" cannot be told apart: which Luis is unknown, so no choice is offered
+    store = IHMT.initialize(tmp_path / "store")
+    store.save("Luis prefers a Google Meet call over Slack threads.", timestamp="2026-03-01T09:00")
+    store.save("Luis Ortega is the CTO.", timestamp="2026-03-02T09:00")
+    store.save("Luis Pardo is a mobile developer.", timestamp="2026-03-03T09:00")
+    store.flush()
+    result = store.search("how does Luis prefer to be contacted?")
+    store.close()
+    assert not result.ambiguous
+    assert "Meet" in result.best.content
+
+
+def test_the_answer_says_which_people_share_the_name(memory):
+    from ihmt.render import compact_answer
+
+    result = memory.search("what's Luis's GitHub handle?")
+    text = compact_answer(result)
+    first = text.splitlines()[0]
+    assert first.startswith("AMBIGUOUS:")
+    assert "Luis Ortega" in first and "Luis Pardo" in first
+    assert result.reason_code == "namesakes"
+    assert "2 people of that name" in result.reason
