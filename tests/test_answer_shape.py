@@ -643,3 +643,43 @@ def test_a_count_a_share_or_how_often_something_costs_asks_for_no_price(question
     names = {shape.name for shape in shapes_asked(question)}
     assert "price" not in names and "number" in names
     assert "price" in {shape.name for shape in shapes_asked("how much does the Pro plan cost?")}
+
+
+MACHINES = [
+    ("2026-03-01", "pve01 is the Proxmox host in the rack: Ryzen 7 5700G, 64 GB RAM, 2 TB NVMe."),
+    ("2026-03-02", "ci-runner-04 is a second GPU runner (RTX 4080) that arrived in June."),
+    ("2026-03-03", "ci-runner-04 is pinned to NVIDIA driver 550; 560 crashed the sim."),
+    ("2026-03-04", "Solr runs on solr-01 next to the CKAN stack."),
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how much RAM does pve01 have?", "How much heap does Solr get?", "¿cuánta RAM tiene pve01?"],
+)
+def test_an_amount_of_memory_or_disk_asks_for_a_size(question):
+    assert "size" in [shape.name for shape in shapes_asked(question)]
+
+
+def test_a_size_is_held_with_its_unit():
+    shapes = tuple(s for s in shapes_asked("how much RAM does pve01 have?") if s.strict)
+    subject = subject_terms("how much RAM does pve01 have?")
+    for text in ("pve01: 64 GB RAM", "pve01 has 64GB of memory", "pve01, 16G", "pve01 (2 TiB)"):
+        assert holds_shape(text, shapes, subject), text
+    for text in ("pve01 runs Proxmox 8", "pve01 has 8 cores", "pve01 runs Go 1.22"):
+        assert not holds_shape(text, shapes, subject), text
+
+
+def test_the_ram_of_a_machine_never_described_with_it_is_not_found(memory):
+    save_all(memory, MACHINES)
+    result = memory.search("how much RAM does ci-runner-04 have?")
+    assert result.not_found
+    assert result.reason_code == "lacks_shape"
+    assert "memory or disk size" in result.reason
+
+
+def test_the_ram_of_a_machine_described_with_it_is_found(memory):
+    ids = save_all(memory, MACHINES)
+    result = memory.search("how much RAM does pve01 have?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[0]

@@ -267,6 +267,24 @@ SHAPES: tuple[AnswerShape, ...] = (
         False,
     ),
     AnswerShape(
+        "size",
+        # "how much RAM does pve01 have?", "how much heap does Solr get?": an amount of memory
+        # or disk, which a memory states with its unit ("64 GB", "512MiB", "2 TB")
+        _cue(
+            r"how much (?:ram|memory|disk|disk space|storage|storage capacity|heap|swap|vram)"
+            r"|(?:ram|memory|disk|heap) size|cuanta (?:ram|memoria|memoria ram|capacidad)"
+            r"|cuanto (?:disco|espacio)"
+        ),
+        re.compile(
+            r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:[KMGTP]i?B|[KMGTP](?![\w'’]))(?![\w'’])"
+            r"|(?i:\b(?:kilo|mega|giga|tera)bytes?\b|\bgigs?\b)"
+        ),
+        True,
+        # a short memory about the host holds its size anywhere; in a runbook the size must
+        # sit near the host's name, or it is another machine's
+        personal=True,
+    ),
+    AnswerShape(
         "number",
         _cue(
             r"how many|how much|how long|how big|how large|how old|how often|how fast|what size"
@@ -428,7 +446,9 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
 _NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
 # words that name the shape asked, not what it is asked of ("the build machine's IP"); ASCII
 # only: folding accented words at import would build the Unicode tables on every hook start
-_CUE_WORDS = frozenset(terms("version versions versiones ip ipv4 ipv6 url email e-mail phone"))
+_CUE_WORDS = frozenset(
+    terms("version versions versiones ip ipv4 ipv6 url email e-mail phone ram vram heap swap")
+)
 _VERSIONED = re.compile(
     r"(?i)(?P<before>[\w.+#-]+)\s+versi[oó]n(?:s|es)?\b"
     r"|versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+(?:the\s+|el\s+|la\s+)?(?P<after>[\w.+#-]+)"

@@ -40,7 +40,17 @@ def content_share(new_terms: Mapping[str, float], text: str) -> float:
 def value_shapes(text: str) -> frozenset[str]:
     """The kinds of value a text states (a version, a date, a time of day, a port...)."""
     text = text[:CONTENT_CHARS]
-    return frozenset(shape.name for shape in SHAPES if shape.holds.search(text))
+    return frozenset(
+        shape.name
+        for shape in SHAPES
+        if shape.name not in _NOT_COMPARED and shape.holds.search(text)
+    )
+
+
+# a machine's memory or disk size is part of how a note describes the machine ("CX32, 4 vCPU,
+# 8 GB RAM"), not the value a correction is about: compared, it moved a `replaces` pointer to
+# an older note of the same machine. Answer shapes only for NOT FOUND (search/answer_type.py)
+_NOT_COMPARED = frozenset({"size"})
 
 
 def choose_replaced(
