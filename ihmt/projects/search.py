@@ -27,6 +27,11 @@ def code_reason(result: SearchResult) -> str:
             f"{params.get('n', 2)} symbols match this query equally well; give a clue "
             f"{CLUE_HINT} to choose"
         )
+    if code == "namesakes":  # a first name two people share: in code, symbols tie on it
+        return (
+            f"several symbols match {params.get('name') or 'this name'} equally well; give a "
+            f"clue {CLUE_HINT} to choose"
+        )
     if code == "stray":
         return (
             "the closest symbol shares only a stray word with the query "
