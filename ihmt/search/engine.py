@@ -51,7 +51,7 @@ from .answer_type import (
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
-from .namesakes import namesakes
+from .namesakes import first_names, namesakes
 from .navigator import Candidate, Navigator, stand_in
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import (
@@ -315,8 +315,7 @@ class SearchEngine:
             if result.not_found:
                 result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
-            weight = {t: full_idf.get(t, 0.0) for t in query.terms}
-            self._judge_namesakes(result, ranked, query.text, answers_shape, weight)
+            self._judge_namesakes(result, ranked, query, answers_shape, full_idf)
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
         for hit in hits:
@@ -539,16 +538,26 @@ class SearchEngine:
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
 
-    def _judge_namesakes(
-        self, result: SearchResult, ranked: list, question: str, answers, weight: dict
-    ) -> None:
+    def _judge_namesakes(self, result: SearchResult, ranked: list, query, answers, idf_of) -> None:
         """AMBIGUOUS when the question names a first name alone and the memories that answer
         it speak of two people of that name (search/namesakes.py)."""
-        if getattr(ranked[0], "pinned", False):
+        firsts = first_names(query.text)
+        if not firsts or getattr(ranked[0], "pinned", False):
             return
+        # the shown hits, in rank order (a vague search at 50,000 memories ranks thousands)
         shown = {h.leaf_id for h in result.hits}
-        current = [c for c in ranked if c.ref["id"] in shown and not getattr(c, "restated", False)]
-        found = namesakes(question, current, self._content_of, answers or (lambda _c: True), weight)
+        current = []
+        for cand in ranked:
+            if cand.ref["id"] in shown:
+                shown.discard(cand.ref["id"])
+                if not getattr(cand, "restated", False):
+                    current.append(cand)
+                if not shown:
+                    break
+        weight = {t: idf_of.get(t, 0.0) for t in query.terms}
+        found = namesakes(
+            query.text, current, self._content_of, answers or (lambda _c: True), weight, firsts
+        )
         if found is not None:
             result.ambiguous = True
             result.candidate_ids = [c.ref["id"] for c in found.candidates]

@@ -73,6 +73,7 @@ def namesakes(
     content_of: Callable[[Candidate], str],
     answers: Callable[[Candidate], bool],
     weight: dict[str, float] | None = None,
+    firsts: list[str] | None = None,
 ) -> Namesakes | None:
     """The leading candidates that speak of two or more people sharing a first name the
     question uses alone, one candidate per person in rank order; None when the question names
@@ -80,11 +81,12 @@ def namesakes(
     memories about one of the people hold much less of the question than those about the
     other. ``answers`` says whether a candidate holds what the question asks (the shape
     asked, when it asks one); ``weight`` (term -> rarity) weighs the question's other words,
-    which may single out one of the people ("Iñaki's chemistry group")."""
+    which may single out one of the people ("Iñaki's chemistry group"); ``firsts``: the
+    question's first names when already read."""
     if len(ranked) < 2:
         return None
     lead = ranked[0]
-    for first in first_names(question):
+    for first in first_names(question) if firsts is None else firsts:
         if surnames_in(question, first):
             continue  # "Luis Pardo" named in full: one person
         holders: list[tuple[Candidate, str]] = []
