@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..text.tokenize import terms
+from .namesakes import SURNAME_AFTER
 from .navigator import Candidate
 from .unknown_names import named_terms
 
 LINK_WINDOW = 10  # leading candidates read for the person a clue describes
-_SURNAME = r"(?<![\w.])%s\s+((?-i:[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü'’-]{1,30}))"
 
 
 def linked_name_terms(
@@ -39,7 +39,7 @@ def linked_name_terms(
     found: list[str] = []
     for surface, named in first_names:
         surnames: set[str] = set()
-        pattern = re.compile(_SURNAME % re.escape(surface))
+        pattern = re.compile(SURNAME_AFTER % re.escape(surface))
         for cand in cands[:LINK_WINDOW]:
             tf = cand.ref.get("tf") or {}
             if not set(named) <= set(tf) or not clue & set(tf):

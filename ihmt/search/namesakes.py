@@ -27,8 +27,9 @@ from .unknown_names import named_terms
 NAMESAKE_WINDOW = 5  # leading candidates read for a namesake
 NAMESAKE_COVERAGE = 0.5  # ... holding at least this share of what the best of them covers
 
-# the surname written right after the first name ("Luis Pardo", "Iker Salgado's")
-_SURNAME = r"(?<![\w.])%s\s+((?-i:[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü'’-]{1,30}))"
+# the surname written right after the first name ("Luis Pardo", "Iker Salgado's"); the clue
+# reads it too (search/clue.py: "Ana" + "from SRE" -> the surname of the Ana in SRE)
+SURNAME_AFTER = r"(?<![\w.])%s\s+((?-i:[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü'’-]{1,30}))"
 
 
 def first_names(question: str) -> list[str]:
@@ -48,7 +49,7 @@ def surnames_in(text: str, first: str) -> set[str]:
 
 def _surnames_written(text: str, first: str) -> dict[str, str]:
     """Folded surname -> as first written ("Muñoz's" -> {"munoz": "Muñoz"})."""
-    pattern = re.compile(_SURNAME % re.escape(first))
+    pattern = re.compile(SURNAME_AFTER % re.escape(first))
     out: dict[str, str] = {}
     for match in pattern.finditer(text[:4000]):
         written = match.group(1).removesuffix("'s").removesuffix("’s").rstrip("'’")
