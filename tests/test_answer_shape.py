@@ -359,6 +359,44 @@ def test_the_word_before_version_is_its_subject():
     assert "helm" in subject_terms("which version of the Helm chart is deployed?")
 
 
+def test_a_version_question_is_about_what_it_asks_the_version_of():
+    # the project it names is where, not what: its own API version is no Redis version
+    assert subject_terms("which Redis version does brava-wholesale use?") == {"redis"}
+    assert subject_terms("Which CUDA version is installed on the H100 nodes?") == {"cuda"}
+    assert {"datadog", "helm"} <= subject_terms("version of the Datadog Helm chart we use?")
+    # a verb after the name ends it
+    assert "run" not in subject_terms("¿qué versión de PostgreSQL corre en staging?")
+    assert "postgresql" in subject_terms("¿qué versión de PostgreSQL corre en staging?")
+
+
+def test_another_things_version_beside_the_project_named_is_no_answer(memory):
+    save_all(memory, TEAM)
+    save_all(
+        memory,
+        [
+            (
+                "2026-03-10",
+                "mobile-bff 2.3.0 shipped today; it keeps member sessions in the Redis"
+                " instance it shares with the balance cache.",
+            ),
+            ("2026-03-11", "mobile-bff moved its session store to Redis 7.2 on cache-02."),
+        ],
+    )
+    # the project's own release is no Redis version
+    result = memory.search("What Redis version does mobile-bff use for sessions?")
+    assert not result.not_found and result.best.content.startswith("mobile-bff moved")
+    memory.forget(result.best.leaf_id)
+    result = memory.search("What Redis version does mobile-bff use for sessions?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+
+
+def test_a_product_named_in_several_words_owns_the_version_after_them():
+    shapes = shapes_asked("what Unreal version is Cinder Reach on?")
+    subject = subject_terms("what Unreal version is Cinder Reach on?")
+    assert holds_shape("Cinder Reach is now on Unreal Engine 5.4.4.", shapes, subject)
+    assert not holds_shape("Cinder Reach ships the Wwise Engine 2023.1 plugin.", shapes, subject)
+
+
 def test_the_passage_holds_the_line_where_the_asked_words_meet():
     from ihmt.search.passage import best_passage
 

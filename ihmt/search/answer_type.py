@@ -389,13 +389,23 @@ def _near_subject(text: str, match: re.Match[str], subject: frozenset[str] | set
 def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
     """True when the value at ``start`` follows the name of a product the question does not
     ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
-    match = _OWNER.search(text[max(0, start - 40) : start])
+    before = text[max(0, start - 40) : start]
+    match = _OWNER.search(before)
     if not match:
         return False
     owner = match.group(1).strip(".-")
     named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
     owner_terms = set(terms(owner))
-    return named and bool(owner_terms) and not owner_terms & subject
+    if not (named and owner_terms) or owner_terms & subject:
+        return False
+    # a product's name runs over several capitalised words ("Unreal Engine 5.4", "Shopify
+    # Admin API 2026-04"): the version is the subject's when it names any of them
+    for word in reversed(before[: match.start(1)].split()[-2:]):
+        if not word[:1].isupper():
+            break
+        if set(terms(word)) & subject:
+            return False
+    return True
 
 
 # the nouns that name a shape in a question ("the staging API URL", "which port"): a memory
@@ -449,22 +459,66 @@ _NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
 _CUE_WORDS = frozenset(
     terms("version versions versiones ip ipv4 ipv6 url email e-mail phone ram vram heap swap")
 )
-_VERSIONED = re.compile(
-    r"(?i)(?P<before>[\w.+#-]+)\s+versi[oó]n(?:s|es)?\b"
-    r"|versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+(?:the\s+|el\s+|la\s+)?(?P<after>[\w.+#-]+)"
+# words around "version" that do not name what is versioned ("the latest Redis version",
+# "versión de PostgreSQL que corre"): articles, wh-words, qualifiers of the version itself
+_NOT_OWNER = frozenset(
+    "the our your their his her its my a an this that which what whats que cual cuales el la "
+    "los las de del of latest current exact minimum min maximum max new newer old older "
+    "required recommended supported stable pinned same default last first actual minima "
+    "maxima nueva ultima exacta is are was were do does did and or for on in at to with".split()
 )
+_BEFORE_VERSION = re.compile(r"((?:[\w.+#'’-]+\s+){1,3})versi[oó]n(?:s|es)?\b", re.I)
+_AFTER_VERSION = re.compile(
+    r"versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+((?:[\w.+#'’-]+\s*){1,4})", re.I
+)
+_VERSION_WORDS = frozenset(terms("version versions versiones"))
+
+
+def versioned_terms(question: str) -> frozenset[str]:
+    """The terms of what a version question asks the version of: the words right before
+    "version" ("which Redis engine version" -> redis, engine) or the name after "version of"
+    ("version of the Datadog Helm chart" -> datadog, helm); empty when it names none."""
+    text = (question or "")[:2000]
+    named: list[str] = []
+    for match in _BEFORE_VERSION.finditer(text):
+        kept: list[str] = []
+        for word in reversed(match.group(1).split()):
+            folded = fold(word).strip("'’")
+            if folded in _NOT_OWNER or folded.endswith(("'s", "’s")):
+                break
+            kept.insert(0, word)
+        named += kept
+    for match in _AFTER_VERSION.finditer(text):
+        kept = []
+        for word in match.group(1).split():
+            word = word.strip("?.,;:!'’")
+            if not kept and fold(word) in _NOT_OWNER:
+                continue
+            # the name goes on while capitalised or an identifier: "PostgreSQL que corre"
+            # ends at the verb
+            if kept and not (word[:1].isupper() or any(ch in word for ch in "-_.0123456789")):
+                break
+            if fold(word) in _NOT_OWNER:
+                break
+            kept.append(word)
+            if len(kept) == 3:
+                break
+        named += kept
+    found = {t for word in named for t in terms(word) if not t.isdigit()}
+    return frozenset(found - _VERSION_WORDS)
 
 
 def subject_terms(question: str) -> frozenset[str]:
     """The terms of what the question names: its capitalised words and identifiers ("Redis",
     "redis-prod-02", "Node.js"), not its common words. An identifier counts whole
-    ("dispatcher-web", not "web"); a name with its aliases and stem ("Node.js", "nod")."""
+    ("dispatcher-web", not "web"); a name with its aliases and stem ("Node.js", "nod"). A
+    version question's subject is what it asks the version of: "which Redis version does
+    brava-wholesale use?" is answered by Redis's version, never by brava-wholesale's."""
+    versioned = versioned_terms(question)
+    if versioned:
+        return versioned
     found: set[str] = set()
     text = (question or "")[:2000]
-    # "which pnpm version", "version of the chart": what is versioned is named next to it
-    for match in _VERSIONED.finditer(text):
-        named = terms(match.group("before") or match.group("after") or "")
-        found.update(t for t in named[:1] if not t.isdigit())
     for match in _NAMED.finditer(text):
         token = match.group().strip("._/-")
         named = terms(token)
