@@ -114,6 +114,11 @@ SETS = {
     # from (3ea2ff7) and its final code: a logistics startup's data team in Lima, a solo indie
     # mobile game developer in Valencia, a water utility's SCADA team in Navarra
     "blind18": ["rutakay", "farolillo", "aguasnavarra"],
+    # fifteenth session (2026-12-03), written blind the same way and committed before their
+    # first run, which measures the code the session started from (a20e626) and its final
+    # code: a freelance mobile developer in Bogotá with three clients, a genomics lab's
+    # research-computing team in Porto, an online ceramics shop's platform team in Mexico City
+    "blind19": ["bogotamovil", "portogenoma", "barrovivo"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
