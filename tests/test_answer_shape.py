@@ -158,6 +158,23 @@ def test_a_saved_phone_number_is_found(memory):
     assert result.best.leaf_id == ids[-1]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Denise Harjo opened INC0099407 for the ADT queue backup.",
+        "Denise Harjo signed off release v2025.11.3 of the portal.",
+        "Denise Harjo got CLP 3.600.000 approved for the first year.",
+        "Denise Harjo's audit (2026-03). 31 issues were logged.",
+        "Denise Harjo set the threshold range to 0.1-1.8 V.",
+    ],
+)
+def test_a_ticket_a_release_an_amount_or_a_range_is_no_phone_number(text):
+    question = "what's Denise Harjo's mobile number?"
+    assert not holds_shape(text, shapes_asked(question), subject_terms(question))
+    with_number = text + " Mobile: +1 617 555 0134."
+    assert holds_shape(with_number, shapes_asked(question), subject_terms(question))
+
+
 def test_a_phone_number_in_a_long_text_counts_only_next_to_the_person_asked_about():
     shapes = shapes_asked("what's Sofía Novoa's phone number?")
     subject = subject_terms("what's Sofía Novoa's phone number?")

@@ -56,6 +56,13 @@ _ON_A_PHONE = "".join(
 )
 
 
+# an amount follows its currency: "CLP 3.600.000", "$ 1.250.000" are no phone numbers
+_NOT_AFTER_CURRENCY = "(?<![$€£])(?<![$€£] )" + "".join(
+    f"(?<!{code} )(?<!{code.upper()} )"
+    for code in ("clp", "cop", "usd", "eur", "mxn", "ars", "pen", "brl", "uyu", "gbp")
+)
+
+
 @dataclass(frozen=True)
 class AnswerShape:
     name: str  # its reason code parameter ("phone"); ihmt/reasons.py words it
@@ -90,10 +97,15 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone"
             r"|(?:mobile|cell|whatsapp) number|telefono|(?<!app )movil(?! (?:app|apps)\b)"
         ),
-        # not a date ("2026-05-26") or an IP address, which the digits alone would match
+        # not a date ("2026-05-26", "2026-03). 31 issues"), an IP address, a ticket or a
+        # release ("INC0099407", "v2025.11.3"), an amount ("CLP 3.600.000") or a range of
+        # values ("0.1-1.8 V"), which digits and dashes alone would match: a phone number
+        # has seven digits or more
         re.compile(
-            r"(?<![\d.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
-            r"\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"
+            r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!(?:19|20)\d\d-[01]\d(?!\d))"
+            r"(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
+            + _NOT_AFTER_CURRENCY
+            + r"(?=(?:[ ().-]{0,2}\d){7})\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"
         ),
         True,
         personal=True,
