@@ -233,6 +233,21 @@ def test_a_long_memory_answers_with_the_stretch_that_matches():
     assert "Step 1:" not in passage.text and len(passage.text) < 1200
 
 
+def test_the_words_of_the_title_do_not_pick_the_stretch_shown():
+    """The title is shown above any stretch: "lake migration" in it says nothing about where
+    the pre-copy's command is, so the stretch holding the question's other words is shown."""
+    plan = "\n".join(f"Step {n}: check the quota of bucket {n} with its owner." for n in range(30))
+    doc = (
+        "# Data lake migration: MinIO to Ceph\n\n## Why\n"
+        "The lake migration uses rclone; the object counts came from rclone size.\n\n"
+        "## Plan\n" + plan + "\n\n### Pre-copy\n"
+        "rclone sync minio:raw rgw:raw --checksum --transfers 32\n\n## Afterwards\n" + plan
+    )
+    passage = best_passage(doc, "What rclone flags did the lake migration pre-copy use?")
+    assert passage.text.startswith("# Data lake migration")
+    assert "--checksum --transfers 32" in passage.text
+
+
 def test_the_compact_answer_shows_the_passage_and_where_the_rest_is(memory):
     save_all(memory, FILLER)
     memory.ingest_text(RUNBOOK, source="runbooks/oncall.md", timestamp="2026-03-09T10:00:00")

@@ -38,6 +38,12 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
     if len(content) <= max(budget, PASSAGE_MIN_CHARS) or len(lines) < 3:
         return Passage(content.strip(), 1, len(lines), len(lines), True)
     wanted = set(terms(question))
+    # the first line is shown above any window as the memory's title: the question's words it
+    # holds ("the lake migration" of "Data lake migration: ...") are on screen already, and
+    # only the others say which stretch answers
+    untitled = wanted - set(terms(lines[0]))
+    if untitled:
+        wanted = untitled
     line_terms = [set(terms(line)) & wanted for line in lines]
     shapes = shapes_asked(question)
     if shapes:
