@@ -407,6 +407,18 @@ def test_another_things_version_beside_the_project_named_is_no_answer(memory):
     assert result.not_found and result.reason_code == "lacks_shape"
 
 
+def test_a_version_written_with_its_products_name_is_that_products():
+    question = "what Mirth version was the test server on before the October upgrade?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    # "Java 17" is found whole, name and number: its number is Java's, not Mirth's
+    assert not holds_shape("Both Mirth servers run Java 17 (Temurin 17.0.12).", shapes, subject)
+    assert holds_shape("Mirth Connect on mirth-test-01 is version 4.4.1.", shapes, subject)
+    # a product's part in brackets after its name is still the product's
+    gazebo = "which Gazebo version does our sim use?"
+    text = "Simulation now runs on Gazebo Harmonic (gz-sim 8)."
+    assert holds_shape(text, shapes_asked(gazebo), subject_terms(gazebo))
+
+
 def test_a_product_named_in_several_words_owns_the_version_after_them():
     shapes = shapes_asked("what Unreal version is Cinder Reach on?")
     subject = subject_terms("what Unreal version is Cinder Reach on?")

@@ -375,7 +375,7 @@ def holds_shape(
             continue
         before, after = (PERSONAL_BEFORE, PERSONAL_AFTER) if personal else (NEAR_BEFORE, NEAR_AFTER)
         for match in shape.holds.finditer(text):
-            if not personal and _owned_by_another(text, match.start(), subject):
+            if not personal and _owned_by_another(text, _value_start(match), subject):
                 continue
             around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
@@ -392,10 +392,17 @@ _OWNER = re.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$"
 def _near_subject(text: str, match: re.Match[str], subject: frozenset[str] | set[str]) -> bool:
     """Whether the value ``match`` found sits next to the thing the question names and is not
     another product's ("NetBox 4 gotcha: pynetbox had to be bumped to 7.4.1": not NetBox's)."""
-    if not subject or _owned_by_another(text, match.start(), subject):
+    if not subject or _owned_by_another(text, _value_start(match), subject):
         return False
     around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
     return bool(subject.intersection(terms(around)))
+
+
+def _value_start(match: re.Match[str]) -> int:
+    """Where the number of a value found starts: "Java 17" is found with its product's name,
+    which is then the name its number follows (Java's version, not Mirth's)."""
+    digit = next((i for i, ch in enumerate(match.group()) if ch.isdigit()), 0)
+    return match.start() + digit
 
 
 def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
@@ -412,7 +419,9 @@ def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str])
         return False
     # a product's name runs over several capitalised words ("Unreal Engine 5.4", "Shopify
     # Admin API 2026-04"): the version is the subject's when it names any of them
-    for word in reversed(before[: match.start(1)].split()[-2:]):
+    # ... or a name with its part in brackets ("Gazebo Harmonic (gz-sim 8)")
+    preceding = [w.strip("()[],") for w in before[: match.start(1)].split()]
+    for word in reversed([w for w in preceding if w][-2:]):
         if not word[:1].isupper():
             break
         if set(terms(word)) & subject:
