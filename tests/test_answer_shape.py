@@ -750,3 +750,30 @@ def test_the_ram_of_a_machine_described_with_it_is_found(memory):
     result = memory.search("how much RAM does pve01 have?")
     assert not result.not_found
     assert result.best.leaf_id == ids[0]
+
+
+def test_the_version_before_a_change_is_the_older_memory_holding_one(memory):
+    """The upgrade matches the question best ("before the May upgrade" names it); the state
+    before it is the older memory giving the product's version, though it shares fewer of the
+    question's words."""
+    save_all(memory, TEAM)
+    ids = save_all(
+        memory,
+        [
+            (
+                "2026-03-04",
+                "Dagster 1.6.9 runs on the VM dagster-01.internal (e2-standard-8), webserver"
+                " on port 3000. Code locations: ingestion, transform, ops.",
+            ),
+            ("2026-04-02", "The ingestion code location now loads the Airbyte assets lazily."),
+            (
+                "2026-05-11",
+                "Dagster upgraded to 1.8.4 in May (dagster-dbt 0.24.4). The dbt assets"
+                " decorator needed the new manifest arguments after the upgrade.",
+            ),
+        ],
+    )
+    result = memory.search("which Dagster version did we have before the May upgrade?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[0]
+    assert memory.search("which Dagster version do we have now?").best.leaf_id == ids[2]

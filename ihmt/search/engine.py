@@ -266,7 +266,7 @@ class SearchEngine:
             subject if any(shape.near_subject for shape in shapes) else frozenset(),
         )
         if history and not year_mentions(query.text) and not months_asked(query.text):
-            earlier = prefer_earlier(ranked, query, full_idf)
+            earlier = prefer_earlier(ranked, query, full_idf, answers_shape)
             if earlier and ranked and earlier[0] is ranked[0]:
                 earlier = self._find_earlier(earlier, query, full_idf, n, avgdl, root, leaf_filter)
             ranked = earlier

@@ -286,9 +286,15 @@ def tells_change(text: str) -> bool:
 EARLIER_SCORE = 0.5  # an earlier memory must score this share of the leader
 DOCUMENT_EARLIER_SCORE, EARLIER_WINDOW = 0.3, 10  # ... when a stored document leads
 EARLIER_SUBJECT = 0.6  # ... and hold this share of the subject words the leader holds
+SHAPE_EARLIER_SCORE = 0.3  # ... or this share when it holds the shape of answer asked
 
 
-def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
+def prefer_earlier(
+    ranked: list,
+    query,
+    full_idf: dict,
+    answers_shape: Callable[[Candidate], bool] | None = None,
+) -> list:
     """A question about an earlier state ("before the move", "originally") is answered by a
     memory dated before the one that leads: the leader usually tells of the change, the
     state before it is an older memory about the same subject (most of the asked words the leader holds)."""
@@ -315,10 +321,16 @@ def prefer_earlier(ranked: list, query, full_idf: dict) -> list:
         held = math.fsum(full_idf.get(t, 0.0) for t in asked if t in cand.matched)
         return held >= EARLIER_SUBJECT * subject
 
+    # an older memory holding the shape asked for ("Dagster 1.6.9 runs on ...") is the state
+    # before the change though it shares fewer words with the question than the change does
+    shape_floor = SHAPE_EARLIER_SCORE * max(lead.adjusted, 1e-9)
     older = [
         c
         for c in ranked[1:window]
-        if c.adjusted >= floor
+        if (
+            c.adjusted >= floor
+            or (answers_shape is not None and c.adjusted >= shape_floor and answers_shape(c))
+        )
         and (c.ref.get("date") or "") < lead_date
         and (not from_document or _saved_memory(c))
         and about_subject(c)
