@@ -777,3 +777,38 @@ def test_the_version_before_a_change_is_the_older_memory_holding_one(memory):
     assert not result.not_found
     assert result.best.leaf_id == ids[0]
     assert memory.search("which Dagster version do we have now?").best.leaf_id == ids[2]
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("what time does the nightly export run?", "The export box runs PostgreSQL 12.17 now."),
+        ("what time does the nightly export run?", "The export box runs Ubuntu 18.04 LTS."),
+        ("what port does the Matomo database listen on?", "Matomo has run here since 2021."),
+        ("how much does the staging server cost?", "Tag it with deploy-$(date +%F) first."),
+        ("which Firebase SDK version are we on?", "Firebase SDK conversion rose 6.1% in May."),
+        ("which Firebase SDK version are we on?", "The Firebase SDK bundle adds 7.2 GB."),
+    ],
+)
+def test_a_decimal_a_year_or_a_sign_alone_is_no_value_asked(question, text):
+    """Product versions are no times of day, a year is no port, "$(" is no price, and a
+    share or a measure is no version."""
+    assert not holds_shape(text, shapes_asked(question), subject_terms(question))
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        ("what time does the nightly export run?", "The nightly export runs at 10.30 daily."),
+        ("what time does the nightly export run?", "La exportación corre a las 7.15."),
+        ("what port does ZooKeeper listen on?", "ZooKeeper listens on 2181."),
+        ("how much does the staging server cost?", "The staging server costs $24/month."),
+        ("which Firebase SDK version are we on?", "Firebase SDK 11.2.0 is pinned now."),
+    ],
+)
+def test_the_same_values_written_as_values_still_count(question, text):
+    assert holds_shape(text, shapes_asked(question), subject_terms(question))
+
+
+def test_a_time_zone_asked_for_is_no_time_of_day():
+    assert not any(s.name == "time" for s in shapes_asked("what time zone is Priya Shah in?"))

@@ -143,7 +143,9 @@ SHAPES: tuple[AnswerShape, ...] = (
         re.compile(
             r"(?<!(?<![\w.-])\d)(?<!(?<![\w.-])\d\d):\d{2,5}(?![\d-])"
             # a bare number ends a sentence ("listens on 8443."), never starts a date
-            r"|(?i:port|puerto)s?\s*:?\s*\d{2,5}|(?<![\w.-])\d{4,5}(?!\w|\.\d|-\d)"
+            # (a bare year, "since 2021.", is no port)
+            r"|(?i:port|puerto)s?\s*:?\s*\d{2,5}"
+            r"|(?<![\w.-])(?!(?:199\d|20[0-3]\d)(?!\d))\d{4,5}(?!\w|\.\d|-\d)"
         ),
         True,
     ),
@@ -165,7 +167,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
         ),
         re.compile(
-            r"[€$£¥]|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
+            # a currency sign next to an amount ("$24", "7 €"), not "$(date +%F)" in a command
+            r"[€$£¥]\s?\d|\d\s?[€$£¥]"
+            r"|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
             r"|pesos?)\b)"
             # the currency code first, as invoices and budgets write it: "USD 4,500"
             r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf)\s?\d)"
@@ -177,11 +181,18 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "time",
         _cue(
-            r"what time|which time|at what hour|what hour|how early|how late"
+            # "what time zone" asks for a zone, not a time of day
+            r"what time(?! ?zones?\b)|which time(?! ?zones?\b)|at what hour|what hour|how early"
+            r"|how late"
             r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora"
         ),
         re.compile(
-            r"(?<![\d.:])\d{1,2}[:.h]\d{2}(?!\d|[.:]\d)|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
+            # "10:30", "10h30"; "10.30" only after a word that sets a time ("at 10.30", "a las
+            # 10.30"), since "PostgreSQL 12.17" and "Ubuntu 18.04" are no times of day
+            r"(?<![\d.:])\d{1,2}[:h]\d{2}(?!\d|[.:]\d)"
+            r"|(?i:(?<![\w.])(?:at|by|from|until|till|to|a las|desde las|hasta las|de|-)\s?)"
+            r"\d{1,2}\.\d{2}(?!\d|[.:]\d)"
+            r"|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
             r"|(?i:\bnoon\b|\bmidnight\b|mediod[ií]a|medianoche|\ba las \d)"
         ),
         True,
@@ -234,7 +245,10 @@ SHAPES: tuple[AnswerShape, ...] = (
         re.compile(
             # an IP address ("pve01 is 192.168.50.10") is no release number
             r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d))"
-            r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})|(?i:\blts\b)"
+            # ... nor a share or a measure ("6.1%", "7.2 GB", "0.05 m")
+            r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})"
+            r"(?!\s?(?i:%|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
+            r"|(?i:\blts\b)"
             r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
             + _UNITS
             + r")"
