@@ -812,3 +812,12 @@ def test_the_same_values_written_as_values_still_count(question, text):
 
 def test_a_time_zone_asked_for_is_no_time_of_day():
     assert not any(s.name == "time" for s in shapes_asked("what time zone is Priya Shah in?"))
+
+
+def test_a_network_with_its_prefix_is_no_address_and_a_range_asked_is_no_address_asked():
+    question = "what's the IP of the NAS?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert not holds_shape("The NAS sits on the private network 10.0.1.0/24.", shapes, subject)
+    assert holds_shape("The NAS is 10.0.1.20 on the private network.", shapes, subject)
+    # asking for the range is asking for no single address
+    assert not any(s.name == "ip" for s in shapes_asked("what IP range does the robot subnet use?"))

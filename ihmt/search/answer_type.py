@@ -123,15 +123,18 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "ip",
         # "the rate limit per IP" counts by address, it does not ask for one
-        # ... and "the IP allowlists" is a rule about addresses, not one of them
+        # ... and "the IP allowlists" is a rule about addresses, not one of them; "the IP
+        # range" asks for a network, which a memory writes with its prefix ("10.42.0.0/24")
         _cue(
             r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)"
             r"(?! (?:allow ?lists?|white ?lists?|block ?lists?|black ?lists?|restrictions?"
-            r"|filtering|bans?)\b)|direccion ip"
+            r"|filtering|bans?|ranges?|blocks?|subnets?|prefix(?:es)?|networks?|cidrs?)\b)"
+            r"|direccion ip"
         ),
         re.compile(
             # "... at 10.20.0.31." ends a sentence: a dot after it is no fifth part
-            r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d)|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
+            # ... a network written with its prefix ("10.0.1.0/24") is a range, no address
+            r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d|/\d)|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
         ),
         True,
     ),
