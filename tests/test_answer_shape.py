@@ -821,3 +821,41 @@ def test_a_network_with_its_prefix_is_no_address_and_a_range_asked_is_no_address
     assert holds_shape("The NAS is 10.0.1.20 on the private network.", shapes, subject)
     # asking for the range is asking for no single address
     assert not any(s.name == "ip" for s in shapes_asked("what IP range does the robot subnet use?"))
+
+
+def test_a_version_with_no_name_before_it_is_the_one_its_sentence_is_about():
+    question = "what version of Matomo are we running?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    moved = "Matomo moved into the cluster and was upgraded to 5.2.1, with MariaDB 10.11."
+    assert holds_shape(moved, shapes, subject)
+    assert holds_shape(
+        "Matomo is self-hosted on stats-01.internal, version 4.16.1.", shapes, subject
+    )
+    # another sentence, another product's name before it, or a number inside an identifier
+    assert not holds_shape("Matomo moved into the cluster. The app went to 5.2.1.", shapes, subject)
+    assert not holds_shape("Matomo moved next to MariaDB 10.11.", shapes, subject)
+    far = "Matomo rejects every visit from the kiosks in the north wing where PV1-3.1 is empty."
+    assert not holds_shape(far, shapes, subject)
+    # a measure is no version: "regridded to 0.1°"
+    assert not holds_shape("Matomo heat maps are regridded to 0.1°.", shapes, subject)
+
+
+def test_a_version_after_a_name_in_several_words_is_the_name_its_abbreviation_asks_for():
+    question = "which RN version does the mobile app use?"
+    text = "huellas-mobile upgraded to Expo SDK 52 (React Native 0.76, New Architecture on)."
+    assert holds_shape(text, shapes_asked(question), subject_terms(question))
+    other = "which Expo version does the mobile app use?"
+    assert holds_shape(text, shapes_asked(other), subject_terms(other))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many bytes of the IP does Matomo anonymize?",
+        "how many ports does the gateway expose?",
+        "how many versions of the API do we still serve?",
+    ],
+)
+def test_what_a_count_counts_is_no_shape_of_its_answer(question):
+    assert [shape.name for shape in shapes_asked(question)] == ["number"]
+    assert "ip" in {shape.name for shape in shapes_asked("what IP is the gateway on?")}

@@ -250,7 +250,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d))"
             # ... nor a share or a measure ("6.1%", "7.2 GB", "0.05 m")
             r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})"
-            r"(?!\s?(?i:%|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
+            r"(?!\s?(?i:%|°|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
             r"|(?i:\blts\b)"
             r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
             + _UNITS
@@ -348,6 +348,9 @@ _COUNT_NOT_MONEY = re.compile(
 )
 
 
+_COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "version", "url"))
+
+
 def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     """The answer shapes the question's wording asks for (usually none or one)."""
     text = (question or "")[:2000]
@@ -356,7 +359,9 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         return ()
     found = [shape for shape in SHAPES if shape.asks.search(folded)]
     if _COUNT_NOT_MONEY.search(folded):
-        found = [shape for shape in found if shape.name != "price"]
+        # ... and the things it counts are not the answer either: "how many bytes of the IP
+        # does Matomo anonymize?" is answered by a number, not by an address
+        found = [shape for shape in found if shape.name not in _COUNTED]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
         found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
     return tuple(shape for shape in SHAPES if shape in found)
@@ -397,6 +402,8 @@ def holds_shape(
             around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
                 return True
+            if shape.name == "version" and _sentence_names(text, _value_start(match), subject):
+                return True
     return not shapes
 
 
@@ -406,13 +413,37 @@ def holds_shape(
 _OWNER = re.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$")
 
 
-def _near_subject(text: str, match: re.Match[str], subject: frozenset[str] | set[str]) -> bool:
+def _near_subject(
+    text: str, match: re.Match[str], subject: frozenset[str] | set[str], sentence: bool = False
+) -> bool:
     """Whether the value ``match`` found sits next to the thing the question names and is not
     another product's ("NetBox 4 gotcha: pynetbox had to be bumped to 7.4.1": not NetBox's)."""
     if not subject or _owned_by_another(text, _value_start(match), subject):
         return False
     around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
-    return bool(subject.intersection(terms(around)))
+    return bool(subject.intersection(terms(around))) or (
+        sentence and _sentence_names(text, _value_start(match), subject)
+    )
+
+
+_SENTENCE_END = re.compile(r"[.;:!?](?:\s|$)|\n")
+SENTENCE_REACH = 200  # how far back a sentence is read for the thing its value belongs to
+
+
+def _sentence_names(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
+    """Whether the value at ``start``, written with no product's name before it, is the
+    version of the subject its sentence names: "Matomo moved into the cluster and was upgraded
+    to 5.2.1", "Matomo is self-hosted at stats-01, version 4.16.1"."""
+    if _owner_before(text, start):
+        return False  # another name's
+    opening = start - 1 if start > 0 and text[start - 1] in "vV" else start
+    if opening > 0 and not (text[opening - 1].isspace() or text[opening - 1] in "(\"'`"):
+        return False  # part of an identifier ("PV1-3.1")
+    sentence = text[max(0, start - SENTENCE_REACH) : start]
+    ends = list(_SENTENCE_END.finditer(sentence))
+    if ends:
+        sentence = sentence[ends[-1].end() :]
+    return bool(subject.intersection(terms(sentence)))
 
 
 def _value_start(match: re.Match[str]) -> int:
@@ -422,26 +453,40 @@ def _value_start(match: re.Match[str]) -> int:
     return match.start() + digit
 
 
+def _owner_before(text: str, start: int) -> str:
+    """The name written right before the value at ``start`` ("Solr" of "Solr 8.11.2"), or ""
+    when a verb, a preposition or nothing precedes it ("upgraded to 2.11.1")."""
+    match = _OWNER.search(text[max(0, start - 40) : start])
+    if not match:
+        return ""
+    owner = match.group(1).strip(".-")
+    named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
+    return owner if named else ""
+
+
 def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
     """True when the value at ``start`` follows the name of a product the question does not
     ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
     before = text[max(0, start - 40) : start]
     match = _OWNER.search(before)
-    if not match:
+    owner = _owner_before(text, start)
+    if match is None or not owner:
         return False
-    owner = match.group(1).strip(".-")
-    named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
     owner_terms = set(terms(owner))
-    if not (named and owner_terms) or owner_terms & subject:
+    if not owner_terms or owner_terms & subject:
         return False
     # a product's name runs over several capitalised words ("Unreal Engine 5.4", "Shopify
     # Admin API 2026-04"): the version is the subject's when it names any of them
     # ... or a name with its part in brackets ("Gazebo Harmonic (gz-sim 8)")
+    # ... read as one name, whose abbreviation may be what the question uses ("React Native
+    # 0.76" answers "which RN version")
     preceding = [w.strip("()[],") for w in before[: match.start(1)].split()]
+    run = [owner]
     for word in reversed([w for w in preceding if w][-2:]):
         if not word[:1].isupper():
             break
-        if set(terms(word)) & subject:
+        run.insert(0, word)
+        if set(terms(word)) & subject or set(terms(" ".join(run))) & subject:
             return False
     return True
 
@@ -482,7 +527,9 @@ def holds_new_value(
             value = match.group().strip(".,;:'\"`")
             if not value or value.casefold() in seen:
                 continue
-            if not shape.near_subject or _near_subject(text, match, subject):
+            if not shape.near_subject or _near_subject(
+                text, match, subject, sentence=shape.name == "version"
+            ):
                 return True
     return False
 
