@@ -684,3 +684,31 @@ def test_a_saved_memory_goes_before_a_runbook_piece_that_matches_as_well(
         ["memory", "runbooks/cache.md"] if prior == "default" else ["runbooks/cache.md", "memory"]
     )
     assert sources == expected
+
+
+def test_a_memory_corrected_on_another_point_still_answers_the_shape_it_holds(memory):
+    """A later memory changed how long the bags are kept, not where the bucket is: the first
+    one still answers "which host", though it says "on storage-01" and never "host"."""
+    save_all(memory, FILLER)
+    (old,) = save_all(
+        memory,
+        [
+            (
+                "2026-03-23",
+                "Field rosbags are uploaded every night to the MinIO bucket field-bags on "
+                "storage-01 and kept for 14 days.",
+            )
+        ],
+    )
+    memory.save(
+        "Field rosbags in field-bags are now kept 30 days, because Lucía needs a month of "
+        "evidence for the safety file.",
+        replaces="field rosbag retention",
+        timestamp="2026-07-09T09:00:00",
+    )
+    result = memory.search("which host is the field-bags MinIO bucket on?")
+    assert not result.not_found and not result.ambiguous
+    assert result.best.leaf_id == old and not result.best.outdated
+    # ... while the question the correction answers gets the correction
+    kept = memory.search("how long are the field-bags rosbags kept?")
+    assert kept.best.leaf_id != old

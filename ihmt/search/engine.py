@@ -211,16 +211,20 @@ class SearchEngine:
         # what a what/which question asks for ("which bucket"), unless it asks for now
         now = asks_now(query.text)
         asked_thing = frozenset() if now else asked_attribute(query.text)
+        shapes = shapes_asked(query.text) if as_question else ()
+        subject = subject_terms(query.text) if shapes else frozenset()
+
+        def states_shape(text: str) -> bool:
+            return bool(shapes) and holds_shape(text, shapes, subject)
+
         # a memory corrected on something else than what is asked still answers it
-        untouched = self._untouched_by_correction(candidates, asked_thing, time)
+        untouched = self._untouched_by_correction(candidates, asked_thing, time, states_shape)
         if untouched:
             answering = answering | untouched
             links = {o: nw for o, nw in time.replaced_by.items() if o not in untouched}
         else:
             links = time.replaced_by
         common = {t for t in query.all_terms if dfs.get(t, 0) >= max(2, COMMON_SHARE * n)}
-        shapes = shapes_asked(query.text) if as_question else ()
-        subject = subject_terms(query.text) if shapes else frozenset()
         if query.clue_terms and as_question:
             # "Ana from SRE": the surname another memory gives that Ana joins the clue
             linked = linked_name_terms(query.text, query.clue_terms, candidates, self._content_of)
@@ -627,28 +631,37 @@ class SearchEngine:
         return front + [c for c in ranked if c.ref["id"] in by_id]
 
     def _untouched_by_correction(
-        self, cands: list, asked: frozenset[str], time: TimeContext
+        self,
+        cands: list,
+        asked: frozenset[str],
+        time: TimeContext,
+        states_shape: Callable[[str], bool] = lambda _text: False,
     ) -> set[str]:
         """Corrected memories among ``cands`` that state what the question asks for ("which
         bucket ...") when their correction does not: the backup note whose retention a later
         memory corrected still answers "which bucket do the backups go to?". ``asked``: the
-        terms of the thing asked, empty for a question about now or without one."""
+        terms of the thing asked, empty for a question about now or without one;
+        ``states_shape``: whether a text holds the shape of answer asked ("which host" is
+        stated by "on storage-01", which does not say "host")."""
         if not time.replaced_by or not asked:
             return set()
         by_id = {c.ref["id"]: c for c in cands}
         out = set()
         for cand in cands:
             new_id = time.replaced_by.get(cand.ref["id"])
-            if not new_id or not asked <= set(cand.ref["tf"]):
+            if not new_id:
+                continue
+            named = asked <= set(cand.ref["tf"])
+            if not named and not states_shape(self._content_of(cand)):
                 continue
             if new_id in by_id:
-                new_terms = set(by_id[new_id].ref["tf"])
+                new_terms, new_text = set(by_id[new_id].ref["tf"]), self._content_of(by_id[new_id])
             else:
                 leaf = self._read_leaf(new_id)
                 if leaf is None:
                     continue
-                new_terms = set(leaf_ref(leaf)["tf"])
-            if not asked & new_terms:
+                new_terms, new_text = set(leaf_ref(leaf)["tf"]), leaf.content
+            if not asked & new_terms and (named or not states_shape(new_text)):
                 out.add(cand.ref["id"])
         return out
 
