@@ -119,6 +119,11 @@ SETS = {
     # code: a freelance mobile developer in Bogotá with three clients, a genomics lab's
     # research-computing team in Porto, an online ceramics shop's platform team in Mexico City
     "blind19": ["bogotamovil", "portogenoma", "barrovivo"],
+    # sixteenth session (2026-12-03), written blind the same way and committed before their
+    # first run, which measures the code the session started from (ff28b78) and its final
+    # code: a three-person indie game studio in Montevideo, a water utility's operational-
+    # technology data team in Rosario, an open-source Rust maintainer in Lisbon
+    "blind20": ["montevideojuegos", "rosarioagua", "lisboarust"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
