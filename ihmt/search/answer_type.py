@@ -274,7 +274,12 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "link the ticket", asks for none)
         _cue(r"urls?|(?:the|a) links? (?:to|for|of)|links? to|web address|enlaces?|direccion web"),
         re.compile(
-            r"(?i:https?://)[^\s)>\]]+|\b(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{2,5})?/[\w.#?=&%-]+"
+            # a network address of any protocol: "opc.tcp://gw-01:4840", "s3://bucket/key",
+            # "ssh://git@host" (not a path inside a program: "res://audio", "user://saves")
+            r"(?i:\b(?:https?|s?ftp|ssh|git|s3|gs|wss?|mqtts?|amqps?|rediss?|postgres(?:ql)?|mysql"
+            r"|mongodb(?:\+srv)?|ldaps?|smb|nfs|rtsps?|tcp|udp|grpcs?|opc\.tcp|jdbc:[a-z]+)://)"
+            r"[^\s)>\]]+"
+            r"|\b(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{2,5})?/[\w.#?=&%-]+"
         ),
         False,
     ),
