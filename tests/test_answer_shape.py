@@ -859,3 +859,10 @@ def test_a_version_after_a_name_in_several_words_is_the_name_its_abbreviation_as
 def test_what_a_count_counts_is_no_shape_of_its_answer(question):
     assert [shape.name for shape in shapes_asked(question)] == ["number"]
     assert "ip" in {shape.name for shape in shapes_asked("what IP is the gateway on?")}
+
+
+def test_a_network_address_of_any_protocol_is_a_url_and_a_path_inside_a_program_is_none():
+    shapes = shapes_asked("what's the OPC UA endpoint URL for Kepware?")
+    assert holds_shape("Endpoint: opc.tcp://opcgw-01.ot.alr.local:4840, Basic256Sha256.", shapes)
+    assert holds_shape("Backups go to s3://net-config-backups/core/ nightly.", shapes)
+    assert not holds_shape("Built banks go to res://audio/banks/ in the game repo.", shapes)

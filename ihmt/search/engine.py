@@ -60,6 +60,7 @@ from .restatement import (
     find_earlier,
     order_by_time,
     prefer_earlier,
+    tells_change,
 )
 from .supersession import asked_statement, changes_statement
 from .unknown_names import (
@@ -311,7 +312,7 @@ class SearchEngine:
             result.not_found = True
             result.set_reason("unreadable")
             return result
-        self._judge(result, ranked, query, common, dense, history)
+        self._judge(result, ranked, query, common, dense, history, new_value if shapes else None)
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
         if not result.not_found and strict_shapes(shapes):
@@ -541,6 +542,35 @@ class SearchEngine:
                 return
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
+
+    def _settle_by_change(
+        self, result: SearchResult, tied: list, new_value: Callable[[str, str], bool] | None
+    ) -> bool:
+        """Memories tied on the question, the newest of which tells of a change ("Airflow prod
+        is now on 2.9.3", "Se actualizó Grafana a 11.1.4") and, when a shape of answer is asked,
+        holds a value none of the others holds: they are one fact's old and new values, not a
+        choice. The newest answers, listed first; the others follow marked OUTDATED. True when
+        settled so."""
+        newest = max(tied, key=_date_of)
+        others = [c for c in tied if c is not newest]
+        if any(_date_of(c) >= _date_of(newest) for c in others):
+            return False
+        text = self._content_of(newest)
+        if (newest.ref.get("source") or "memory") != "memory" or not tells_change(text):
+            return False
+        if new_value is not None and not all(new_value(text, self._content_of(c)) for c in others):
+            return False
+        by_id = {h.leaf_id: h for h in result.hits}
+        if newest.ref["id"] not in by_id:
+            return False
+        notice = f"OUTDATED: a later memory ({_date_of(newest)[:10]}) says this changed; it is listed first"
+        for cand in others:
+            hit = by_id.get(cand.ref["id"])
+            if hit is not None and not hit.outdated:
+                hit.outdated = True
+                hit.notices.append(notice)
+        result.hits.sort(key=lambda h: h.leaf_id != newest.ref["id"])
+        return True
 
     def _judge_namesakes(self, result: SearchResult, ranked: list, query, answers, idf_of) -> None:
         """AMBIGUOUS when the question names a first name alone and the memories that answer
@@ -797,6 +827,7 @@ class SearchEngine:
         common: set[str],
         dense=None,
         history: bool = False,
+        new_value: Callable[[str, str], bool] | None = None,
     ) -> None:
         best = ranked[0]
         current = [
@@ -877,10 +908,16 @@ class SearchEngine:
         # that each hold a small part of the question is a weak match, not a choice to make
         if len(tied) >= 2 and coverage >= AMBIGUOUS_COVERAGE:
             contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
+            if not history and self._settle_by_change(result, tied, new_value):
+                return
             if len(contents) >= 2:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def _date_of(cand: Candidate) -> str:
+    return cand.ref.get("date") or ""
 
 
 def _lead_by_meaning(ranked: list, dense, replaced: dict[str, str], now: bool) -> list:

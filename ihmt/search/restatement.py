@@ -273,7 +273,8 @@ _CHANGE_RE = re.compile(
     r"(?<![\w-])(?:now|no longer|anymore|moved|migrated|switched|upgraded|downgraded|bumped|"
     r"raised|lowered|increased|reduced|resized|renamed|replaced|changed|instead|from now on|"
     r"cut to|down to|extended|shortened|postponed|pushed back|brought forward|slipped|"
-    r"since|ahora|ya|ya no|pasa a|pasó a|cambiad[oa]|cambió|movid[oa]|sustituid[oa])(?![\w-])",
+    r"since|(?<!last )updated|ahora|ya|ya no|pasa a|pasó a|cambiad[oa]|cambió|movid[oa]|"
+    r"sustituid[oa]|actualizad[oa]s?|actualizó|actualizamos|se mudó)(?![\w-])",
     re.IGNORECASE,
 )
 
