@@ -866,3 +866,22 @@ def test_a_network_address_of_any_protocol_is_a_url_and_a_path_inside_a_program_
     assert holds_shape("Endpoint: opc.tcp://opcgw-01.ot.alr.local:4840, Basic256Sha256.", shapes)
     assert holds_shape("Backups go to s3://net-config-backups/core/ nightly.", shapes)
     assert not holds_shape("Built banks go to res://audio/banks/ in the game repo.", shapes)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿En qué canal de Slack se coordina el port de Switch?",
+        "what did the studio quote for the console port?",
+        "how far along is the PS5 port?",
+    ],
+)
+def test_a_program_ported_to_a_platform_asks_for_no_network_port(question):
+    assert "port" not in {shape.name for shape in shapes_asked(question)}
+    assert "port" in {shape.name for shape in shapes_asked("which port does the Switch API use?")}
+
+
+def test_a_month_sets_when_a_question_is_not_what_it_is_about():
+    assert subject_terms("what time was standup back in March?") == frozenset()
+    assert subject_terms("until what time does everyone work during the late-May fair?") == set()
+    assert subject_terms("what time is the Grafana review in March?") == {"grafana"}

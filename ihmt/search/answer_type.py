@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..text.reply import split_reply
 from ..text.tokenize import fold, terms
+from .unknown_names import CALENDAR_WORDS
 
 _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june"
@@ -353,6 +354,21 @@ _COUNT_NOT_MONEY = re.compile(
 )
 
 
+# "the Switch port", "el port de Switch", "the console port": a program made to run on another
+# platform, not a network port (unless the question also asks "which port" or a port number)
+_PLATFORMS = (
+    r"(?:nintendo\s+)?switch|consoles?|consolas?|playstation|ps[345]|xbox|steam\s?deck|macos|mac"
+    r"|ios|android|linux|windows|web|mobile|movil"
+)
+_SOFTWARE_PORT = re.compile(
+    r"(?<![\w-])(?:(?:" + _PLATFORMS + r")\s+ports?"
+    r"|ports?\s+(?:to|of|for|de|a|al|para)\s+(?:the\s+|la\s+|el\s+|las\s+)?(?:" + _PLATFORMS + r"))"
+    r"(?![\w-])"
+)
+_NETWORK_PORT = re.compile(
+    r"(?<![\w-])(?:which|what|que|cual|en que|on)\s+(?:tcp\s+)?(?:port|puerto)s?\b|port number"
+)
+
 _COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "version", "url"))
 
 
@@ -363,6 +379,8 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     if _OPENING_OTHER.search(folded):
         return ()
     found = [shape for shape in SHAPES if shape.asks.search(folded)]
+    if _SOFTWARE_PORT.search(folded) and not _NETWORK_PORT.search(folded):
+        found = [shape for shape in found if shape.name != "port"]
     if _COUNT_NOT_MONEY.search(folded):
         # ... and the things it counts are not the answer either: "how many bytes of the IP
         # does Matomo anonymize?" is answered by a number, not by an address
@@ -614,6 +632,8 @@ def subject_terms(question: str) -> frozenset[str]:
         named = terms(token)
         if not named or token.isdigit():
             continue
+        if any(fold(part.lower()) in CALENDAR_WORDS for part in re.split(r"[-_/]", token)):
+            continue  # "in March", "the late-May fair": when, not what the question is about
         if any(mark in token for mark in "-_/"):
             named = named[:1]
         found.update(t for t in named if not t.isdigit())

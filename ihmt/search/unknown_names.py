@@ -30,7 +30,7 @@ _WORD = re.compile(r"[\w][\w.+#/'’-]*")
 _CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
 _ACRONYM = re.compile(r"[A-Z]{1,3}s?")
 _ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
-_CALENDAR = frozenset(
+CALENDAR_WORDS = frozenset(
     (
         "january february march april may june july august september october november december"
         " monday tuesday wednesday thursday friday saturday sunday spring summer autumn fall"
@@ -65,7 +65,7 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
     core = word.rstrip(".'’").removesuffix("'s").removesuffix("’s")
     if len(core) < 2 or _ACRONYM.fullmatch(core):
         return False
-    if fold(core.lower()).rstrip("s") in _CALENDAR or fold(core.lower()) in _CALENDAR:
+    if fold(core.lower()).rstrip("s") in CALENDAR_WORDS or fold(core.lower()) in CALENDAR_WORDS:
         return False
     if fold(core.lower()) in _DEMONYMS:
         return False
