@@ -885,3 +885,36 @@ def test_a_month_sets_when_a_question_is_not_what_it_is_about():
     assert subject_terms("what time was standup back in March?") == frozenset()
     assert subject_terms("until what time does everyone work during the late-May fair?") == set()
     assert subject_terms("what time is the Grafana review in March?") == {"grafana"}
+
+
+@pytest.mark.parametrize(
+    ("corpus", "doc", "question", "answer"),
+    [
+        (
+            "herrera",
+            "m103",
+            "how big was each of Pablo Gil's DAPT checkpoints in the turia incident?",
+            "6.7 GB",
+        ),
+        (
+            "farolillo",
+            "m074",
+            "how much is the vertical slice milestone payment in the Brightmoor deal?",
+            "€5,000",
+        ),
+    ],
+)
+def test_a_window_opens_on_a_line_holding_a_word_of_the_question(corpus, doc, question, answer):
+    """A line holding only a value of the shape asked (a "Last updated" date, a time for "how
+    much") says nothing of where the answer is; a window opening on it spends its budget
+    there. Real documents from the agent-question corpora."""
+    import json
+    from pathlib import Path
+
+    from ihmt.search.passage import best_passage
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "agent_corpora" / f"{corpus}.json"
+    memories = json.loads(path.read_text(encoding="utf-8"))["memories"]
+    content = next(m["content"] for m in memories if m["id"] == doc)
+    assert answer in content and answer not in content[:1200]
+    assert answer in best_passage(content, question).text

@@ -60,7 +60,9 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
     line_weight = [math.fsum(weight[t] for t in found) for found in line_terms]
     best: tuple[float, int, int] | None = None
     for start in range(len(lines)):
-        if not line_terms[start]:
+        # a window opens on a line holding a word of the question: a line holding only a value
+        # of the shape asked ("Last updated: 2026-06-05" for "how big") says nothing of where
+        if not line_terms[start] - {_SHAPE_MARK}:
             continue
         size, found, end, densest = 0, set(), start, 0.0
         while end < len(lines) and size + len(lines[end]) + 1 <= budget:
