@@ -457,7 +457,7 @@ def _sentence_names(text: str, start: int, subject: frozenset[str] | set[str]) -
     """Whether the value at ``start``, written with no product's name before it, is the
     version of the subject its sentence names: "Matomo moved into the cluster and was upgraded
     to 5.2.1", "Matomo is self-hosted at stats-01, version 4.16.1"."""
-    if _owner_before(text, start):
+    if _owner_before(text, start) is not None:
         return False  # another name's
     opening = start - 1 if start > 0 and text[start - 1] in "vV" else start
     if opening > 0 and not (text[opening - 1].isspace() or text[opening - 1] in "(\"'`"):
@@ -476,25 +476,26 @@ def _value_start(match: re.Match[str]) -> int:
     return match.start() + digit
 
 
-def _owner_before(text: str, start: int) -> str:
-    """The name written right before the value at ``start`` ("Solr" of "Solr 8.11.2"), or ""
-    when a verb, a preposition or nothing precedes it ("upgraded to 2.11.1")."""
+def _owner_before(text: str, start: int) -> re.Match[str] | None:
+    """The name written right before the value at ``start`` ("Solr" of "Solr 8.11.2", its
+    group 1), or None when a verb, a preposition or nothing precedes it ("upgraded to 2.11.1").
+    The match is on the 40 characters before ``start``."""
     match = _OWNER.search(text[max(0, start - 40) : start])
     if not match:
-        return ""
+        return None
     owner = match.group(1).strip(".-")
     named = owner[:1].isupper() or any(ch.isdigit() or ch in "-_." for ch in owner)
-    return owner if named else ""
+    return match if named else None
 
 
 def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
     """True when the value at ``start`` follows the name of a product the question does not
     ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
     before = text[max(0, start - 40) : start]
-    match = _OWNER.search(before)
-    owner = _owner_before(text, start)
-    if match is None or not owner:
+    match = _owner_before(text, start)
+    if match is None:
         return False
+    owner = match.group(1).strip(".-")
     owner_terms = set(terms(owner))
     if not owner_terms or owner_terms & subject:
         return False

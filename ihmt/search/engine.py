@@ -563,7 +563,7 @@ class SearchEngine:
         by_id = {h.leaf_id: h for h in result.hits}
         if newest.ref["id"] not in by_id:
             return False
-        notice = f"OUTDATED: a later memory ({_date_of(newest)[:10]}) says this changed; it is listed first"
+        notice = _changed_notice(newest)
         for cand in others:
             hit = by_id.get(cand.ref["id"])
             if hit is not None and not hit.outdated:
@@ -684,14 +684,19 @@ class SearchEngine:
             named = asked <= set(cand.ref["tf"])
             if not named and not states_shape(self._content_of(cand)):
                 continue
-            if new_id in by_id:
-                new_terms, new_text = set(by_id[new_id].ref["tf"]), self._content_of(by_id[new_id])
+            newer = by_id.get(new_id)
+            if newer is not None:
+                new_terms, new_text = set(newer.ref["tf"]), None  # read only when needed
             else:
                 leaf = self._read_leaf(new_id)
                 if leaf is None:
                     continue
                 new_terms, new_text = set(leaf_ref(leaf)["tf"]), leaf.content
-            if not asked & new_terms and (named or not states_shape(new_text)):
+            if asked & new_terms:
+                continue
+            if named or not states_shape(
+                new_text if new_text is not None else self._content_of(newer)
+            ):
                 out.add(cand.ref["id"])
         return out
 
@@ -796,10 +801,7 @@ class SearchEngine:
         newer = getattr(cand, "changed_by", None)
         if newer is not None:
             outdated = True
-            notices.append(
-                f"OUTDATED: a later memory ({(newer.ref.get('date') or '')[:10]}) says this "
-                "changed; it is listed first"
-            )
+            notices.append(_changed_notice(newer))
         return Hit(
             leaf_id=ref["id"],
             score=round(cand.adjusted, 4),
@@ -918,6 +920,13 @@ class SearchEngine:
 
 def _date_of(cand: Candidate) -> str:
     return cand.ref.get("date") or ""
+
+
+def _changed_notice(newer: Candidate) -> str:
+    """The notice on a memory a later one changed, which answers first."""
+    return (
+        f"OUTDATED: a later memory ({_date_of(newer)[:10]}) says this changed; it is listed first"
+    )
 
 
 def _lead_by_meaning(ranked: list, dense, replaced: dict[str, str], now: bool) -> list:
