@@ -124,6 +124,12 @@ SETS = {
     # code: a three-person indie game studio in Montevideo, a water utility's operational-
     # technology data team in Rosario, an open-source Rust maintainer in Lisbon
     "blind20": ["montevideojuegos", "rosarioagua", "lisboarust"],
+    # seventeenth session (2026-12-03), written blind the same way and committed before their
+    # first run, which measures the code the session started from (f0a705d) and its final
+    # code: a food-delivery startup's two-person platform team in Barcelona, a solo
+    # climate-data developer in Quito with an HPC allocation, a Guadalajara agency building a
+    # vet-clinic chain's Flutter app and Django backend
+    "blind21": ["tapita", "quitoclima", "patasana"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
