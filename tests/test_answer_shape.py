@@ -345,6 +345,50 @@ def test_a_later_change_to_another_value_does_not_take_over(memory):
     assert not result.best.outdated
 
 
+def test_a_later_memory_that_leaves_the_old_value_behind_answers_now(memory):
+    """No "from X to Y": the later memory says the old value no longer holds ("ya no en el
+    Excel de Iñaki", "the old M1 Pro", "orders-db-replica-01 is being decommissioned")."""
+    ids = save_all(
+        memory,
+        [
+            (
+                "2025-10-08",
+                "On-call rotation for SCADA alarms is managed by Iñaki in a shared "
+                "Excel on the team drive; one week per person.",
+            ),
+            ("2025-10-20", "Iñaki prefers Teams messages to email for anything urgent."),
+            ("2025-11-02", "Iñaki keeps the historian's Excel exports on the team drive."),
+            (
+                "2025-12-10",
+                "Guardias: desde enero la rotación la gestiona Koldo Urrutia en el "
+                "calendario de Outlook 'Guardias OT', ya no en el Excel de Iñaki.",
+            ),
+        ],
+    )
+    result = memory.search("who manages the on-call rotation?")
+    assert result.best.leaf_id == ids[-1]
+    old = next(hit for hit in result.hits if hit.leaf_id == ids[0])
+    assert old.outdated
+
+
+def test_what_a_later_memory_leaves_behind_must_be_a_value_of_the_statement():
+    from ihmt.search.supersession import leaves_behind
+    from ihmt.text.tokenize import terms
+
+    runners = set(terms("CI jobs run on self-hosted runners; workflows use the label tapita-arc"))
+    # a hyphenated word is no value: the old self-hosted box is some other machine
+    grafana = "Grafana now lives in Grafana Cloud. The old self-hosted box will be decommissioned."
+    assert not leaves_behind(grafana, runners, runners)
+    replica = set(terms("Orders are ingested from orders-db-replica-01 every hour"))
+    moved = "Orders ingestion now reads orders-ro; orders-db-replica-01 is being decommissioned."
+    assert leaves_behind(moved, replica, replica)
+    laptop = set(terms("Tomás's machine: MacBook Pro 14 M1 Pro, 16 GB RAM"))
+    assert leaves_behind("Tomás got an M5 Pro; the old M1 Pro went to Iván.", laptop, laptop)
+    # one plain name alone ("Excel") may be in any statement
+    exports = set(terms("Leire wants CSV exports that open directly in Spanish Excel"))
+    assert not leaves_behind("la rotación ya no en el Excel de Iñaki", exports, exports)
+
+
 def test_a_unit_alone_is_no_old_value():
     """ "from ~190 ms to ~60 ms" changes some latency, not the "300 ms" objective's value."""
     from ihmt.search.supersession import changes_statement

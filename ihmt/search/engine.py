@@ -444,6 +444,7 @@ class SearchEngine:
             return ranked
         lead = ranked[0]
         lead_date = lead.ref.get("date") or ""
+        lead_is_memory = (lead.ref.get("source") or "memory") == "memory"
         statement = asked_statement(self._content_of(lead), full_idf)
         words = set(parse_query(statement).terms)
         if not statement or len(words) < MIN_STATEMENT_WORDS:
@@ -471,7 +472,7 @@ class SearchEngine:
                 continue
             if cand.ref.get("project") != lead.ref.get("project"):
                 continue
-            if not changes_statement(words, self._content_of(cand), rare):
+            if not changes_statement(words, self._content_of(cand), rare, lead_is_memory):
                 continue
             if answers_shape is not None and not answers_shape(cand):
                 continue  # a new value of "what time is X" holds a time

@@ -6,7 +6,9 @@ its words; "vps-navarro-01 resized from CX22 to CX32", saved months later withou
 share is the *statement*: the sentence of the leading memory that the question is about
 ("Hetzner Cloud CX22 (2 vCPU, 4 GB RAM)") and the later memory name the same rare things
 (CX22, vCPU, RAM), and the later one says that something changed ("resized", "moved to",
-"now", "ya no").
+"now", "ya no") and names the old value as what it changed from ("from CX22 to CX32") or, for
+a saved memory, as what it leaves behind ("the old CX22", "ya no en el Excel de Iñaki",
+"cx22-01 is being decommissioned").
 
 The engine finds such a memory with one more descent, for the rare words of that sentence
 found in two memories at least (the old value is in the statement and in its change), among
@@ -89,9 +91,54 @@ def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) 
     return False
 
 
-def changes_statement(statement_terms: set[str], later_text: str, rare: set[str]) -> bool:
+# the old value named as what no longer holds: "no longer on X", "the old X", "ya no en X",
+# "X is being decommissioned": a few words after the cue (or before the retiring verb)
+_LEFT_BEHIND = re.compile(
+    r"(?i)(?<![\w-])(?:no longer\s(?:on|in|at|uses?|using|runs?\son|runs?\sin|with|goes?\sto)"
+    r"|the old|the former|the previous|ya no\s(?:en|usa|usamos|corre en|está en|va a|con)"
+    r"|el antiguo|la antigua|el viejo|la vieja)\s+(?:the\s|el\s|la\s|los\s|las\s|al\s|a\s)?"
+    r"(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40}){0,2})"
+)
+_RETIRED = re.compile(
+    r"(?i)(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40})?)\s(?:is|are|was|were|gets|get)\s"
+    r"(?:being\s|now\s)?(?:decommissioned|retired|shut down|deprecated|archived|switched off"
+    r"|turned off)"
+)
+# a value is written as one: a name, a number, a host or a path ("Excel", "M1",
+# "orders-db-replica-01", "git.ot.local"), not a plain or hyphenated word ("starves",
+# "self-hosted", "read-only")
+_VALUE_WORD = re.compile(r"[A-Z\d]|\w[._/]\w")
+_IDENTIFIER = re.compile(r"\d|\w[._/]\w")
+
+
+def leaves_behind(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:
+    """True when ``later_text`` names as left behind ("no longer on X", "the old X", "ya no
+    en el Excel de Iñaki", "X is being decommissioned") a value the statement holds: an
+    identifier or a number of the statement's rare words, or two names of them ("Excel",
+    "Iñaki"); one plain name may be in any statement."""
+    text = later_text[:4000]
+    for pattern in (_LEFT_BEHIND, _RETIRED):
+        for match in pattern.finditer(text):
+            named = [
+                word
+                for word in match.group("old").strip(".'\"`").split()
+                if _VALUE_WORD.search(word) and set(terms(word)) & statement_terms
+            ]
+            held = [word for word in named if set(terms(word)) & rare]
+            if any(_IDENTIFIER.search(word) for word in held) or (held and len(named) >= 2):
+                return True
+    return False
+
+
+def changes_statement(
+    statement_terms: set[str], later_text: str, rare: set[str], left_behind: bool = True
+) -> bool:
     """True when ``later_text`` tells of a change to the statement: it says something changed
-    and names, as the value it changed from, one of the statement's rare words."""
+    and names, as the value it changed from, one of the statement's rare words.
+    ``left_behind`` False: only "from X to Y" names it (a statement of a long document holds
+    many values, and a later memory retiring one of them says little about the rest)."""
     if not tells_change(later_text):
         return False
-    return names_old_value(later_text, statement_terms, rare)
+    return names_old_value(later_text, statement_terms, rare) or (
+        left_behind and leaves_behind(later_text, statement_terms, rare)
+    )
