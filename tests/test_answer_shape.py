@@ -962,3 +962,57 @@ def test_a_window_opens_on_a_line_holding_a_word_of_the_question(corpus, doc, qu
     content = next(m["content"] for m in memories if m["id"] == doc)
     assert answer in content and answer not in content[:1200]
     assert answer in best_passage(content, question).text
+
+
+ANDES = [  # the first ten memories of benchmarks/agent_corpora/quitoclima.json
+    (
+        "2025-09-02T09:05",
+        "Environments for andes-clim are managed with conda (miniforge): environment.yml at the repo root, env name `andes-clim`. The user chose conda because of the GDAL/netCDF binary dependencies.",
+    ),
+    (
+        "2025-09-02T09:12",
+        'andes-clim targets Python 3.10 (requires-python = ">=3.10" in pyproject.toml); CI and chimborazo both use 3.10 for now.',
+    ),
+    (
+        "2025-09-02T09:30",
+        "Main repository is github.com/dvasconez/andes-clim, default branch `main`. Daniela works on short-lived feature branches and squash-merges her own PRs once CI passes.",
+    ),
+    (
+        "2025-09-02T11:40",
+        "Workstation `cotopaxi` (office desktop at the faculty in Quito): Ubuntu 22.04, 64 GB RAM, 12 cores, 4 TB data disk mounted at /data. Used for quick tests, plotting and cron jobs.",
+    ),
+    (
+        "2025-09-03T08:50",
+        "Daniela's laptop is a ThinkPad T14 on Ubuntu 22.04; she mostly SSHes from it into cotopaxi and the cluster.",
+    ),
+    (
+        "2025-09-03T10:05",
+        "The university HPC cluster is chimborazo: login node login.chimborazo.uni.ec, scheduler Slurm 23.02. SSH key only, password login is disabled.",
+    ),
+    (
+        "2025-09-03T10:20",
+        "On chimborazo the default CPU partition is `normal` (max wall time 72 h). The `gpu` partition has 4 nodes with 2x A100 each.",
+    ),
+    (
+        "2025-09-04T14:30",
+        "The group's HPC allocation for 2025-B is 50,000 core-hours. Martín wants usage checked monthly so we don't run out before December.",
+    ),
+    (
+        "2025-09-04T14:35",
+        "Pipeline job scripts charge to the group account by default: `#SBATCH -A geo-clima`.",
+    ),
+    (
+        "2025-09-04T14:45",
+        "Scratch on chimborazo is /scratch/dvasconez (files purged after 30 days without access). Long-term project storage: /project/geo-clima with a 5 TB quota.",
+    ),
+]
+
+
+def test_of_memories_tied_on_the_words_the_one_holding_the_shape_answers(memory):
+    """Two memories about the repo score alike on "repo" and "andes-clim" (AMBIGUOUS before);
+    only one gives its URL: that one answers, there is no choice to make."""
+    ids = [memory.save(text, timestamp=f"{when}:00").leaf_ids[0] for when, text in ANDES]
+    result = memory.search("what's the repo URL for andes-clim?")
+    assert not result.ambiguous
+    assert result.best.leaf_id == ids[2]
+    assert "github.com/dvasconez/andes-clim" in result.best.content

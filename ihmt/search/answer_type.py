@@ -425,7 +425,10 @@ def holds_shape(
             around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
                 return True
-            if shape.name == "version" and _sentence_names(text, _value_start(match), subject):
+            if shape.name == "version" and (
+                _sentence_names(text, _value_start(match), subject)
+                or _owner_is_subject(text, _value_start(match), subject)
+            ):
                 return True
     return not shapes
 
@@ -488,22 +491,26 @@ def _owner_before(text: str, start: int) -> re.Match[str] | None:
     return match if named else None
 
 
-def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
-    """True when the value at ``start`` follows the name of a product the question does not
-    ask about: "Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's."""
+def _owner_is_subject(text: str, start: int, subject: frozenset[str] | set[str]) -> bool | None:
+    """Whether the product named right before the value at ``start`` is what the question
+    asks about: None when no name precedes it ("upgraded to 2.11.1"), False for another
+    product's ("Solr 8.11.2 runs on ckan-prod-01" gives Solr's version, not CKAN's)."""
     before = text[max(0, start - 40) : start]
     match = _owner_before(text, start)
     if match is None:
-        return False
+        return None
     owner = match.group(1).strip(".-")
     owner_terms = set(terms(owner))
-    if not owner_terms or owner_terms & subject:
-        return False
+    if not owner_terms:
+        return None
+    if owner_terms & subject:
+        return True
     # a product's name runs over several capitalised words ("Unreal Engine 5.4", "Shopify
     # Admin API 2026-04"): the version is the subject's when it names any of them
     # ... or a name with its part in brackets ("Gazebo Harmonic (gz-sim 8)")
     # ... read as one name, whose abbreviation may be what the question uses ("React Native
-    # 0.76" answers "which RN version")
+    # 0.76" answers "which RN version"), or its initials ("Django REST Framework 3.16"
+    # answers "which DRF version")
     preceding = [w.strip("()[],") for w in before[: match.start(1)].split()]
     run = [owner]
     for word in reversed([w for w in preceding if w][-2:]):
@@ -511,8 +518,16 @@ def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str])
             break
         run.insert(0, word)
         if set(terms(word)) & subject or set(terms(" ".join(run))) & subject:
-            return False
-    return True
+            return True
+        if "".join(w[0] for w in run).casefold() in subject:
+            return True
+    return False
+
+
+def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str]) -> bool:
+    """True when the value at ``start`` follows the name of a product the question does not
+    ask about (see _owner_is_subject)."""
+    return _owner_is_subject(text, start, subject) is False
 
 
 # the nouns that name a shape in a question ("the staging API URL", "which port"): a memory

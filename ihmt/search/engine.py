@@ -40,6 +40,7 @@ from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from . import learned_order
+from .acronyms import spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
     holds_shape,
@@ -230,8 +231,15 @@ class SearchEngine:
             # "Ana from SRE": the surname another memory gives that Ana joins the clue
             linked = linked_name_terms(query.text, query.clue_terms, candidates, self._content_of)
             query.clue_terms = query.clue_terms + linked
+        acronyms = (
+            unknown_acronyms(
+                query.text, {t for t in query.terms if dfs.get(t, 0) <= max(3, COMMON_SHARE * n)}
+            )
+            if as_question
+            else {}
+        )
         ranked = self._rerank(
-            candidates, query, full_idf, time, boost, answering, history, untouched
+            candidates, query, full_idf, time, boost, answering, history, untouched, acronyms
         )
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
@@ -312,7 +320,16 @@ class SearchEngine:
             result.not_found = True
             result.set_reason("unreadable")
             return result
-        self._judge(result, ranked, query, common, dense, history, new_value if shapes else None)
+        self._judge(
+            result,
+            ranked,
+            query,
+            common,
+            dense,
+            history,
+            new_value if shapes else None,
+            answers_shape,
+        )
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
         if not result.not_found and strict_shapes(shapes):
@@ -375,7 +392,10 @@ class SearchEngine:
         answering: frozenset[str] | set[str] = frozenset(),
         history: bool = False,
         untouched: frozenset[str] | set[str] = frozenset(),
+        acronyms: dict[str, str] | None = None,
     ) -> list:
+        """``acronyms``: the question's acronyms no memory holds (term -> letters), which a
+        memory spelling them out matches (search/acronyms.py)."""
         years = set(year_mentions(query.text))
         months = months_asked(query.text) if history else set()
         total_idf = math.fsum(full_idf.values()) or 1.0
@@ -383,6 +403,12 @@ class SearchEngine:
             tf = cand.ref["tf"]
             cand.matched = {t for t in query.all_terms if t in tf}
             matched_q = [t for t in query.terms if t in tf]
+            if acronyms:
+                # "DRF" of the question, "Django REST Framework" of the memory
+                text = self._content_of(cand)
+                spelled = [t for t, letters in acronyms.items() if spells_out(text, letters)]
+                cand.matched.update(spelled)
+                matched_q += spelled
             cand.coverage = (
                 math.fsum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
             )
@@ -693,11 +719,13 @@ class SearchEngine:
                 if leaf is None:
                     continue
                 new_terms, new_text = set(leaf_ref(leaf)["tf"]), leaf.content
-            if asked & new_terms:
+            new_states = states_shape(new_text if new_text is not None else self._content_of(newer))
+            # the correction names the thing asked ("version"), but of another subject: "now
+            # on Django 5.2.7" leaves "Django REST Framework 3.16" standing for "which DRF
+            # version" (the shape, read next to its subject, says whose value it is)
+            if asked & new_terms and (new_states or not states_shape(self._content_of(cand))):
                 continue
-            if named or not states_shape(
-                new_text if new_text is not None else self._content_of(newer)
-            ):
+            if named or not new_states:
                 out.add(cand.ref["id"])
         return out
 
@@ -831,6 +859,7 @@ class SearchEngine:
         dense=None,
         history: bool = False,
         new_value: Callable[[str, str], bool] | None = None,
+        answers_shape: Callable[[Candidate], bool] | None = None,
     ) -> None:
         best = ranked[0]
         current = [
@@ -903,6 +932,12 @@ class SearchEngine:
         ]
         # pieces of one stored document are one answer (its passages), never rivals
         tied = _one_per_document(tied)
+        # memories tied on the words, of which some hold the shape of answer asked ("the repo
+        # URL": one gives it, another only names the repo): only those answer
+        if answers_shape is not None and len(tied) >= 2:
+            holding = [c for c in tied if answers_shape(c)]
+            if holding:
+                tied = holding
         # a choice is made between the memories the answer shows: a rival the ordering stages
         # left below the shown ones would leave AMBIGUOUS listing a single memory
         shown = {h.leaf_id for h in result.hits}

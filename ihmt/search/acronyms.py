@@ -1,0 +1,76 @@
+"""An acronym of the question that memories only spell out.
+
+"which DRF version did we pick?" asks about what a memory writes as "Django REST Framework
+3.16"; "when do we submit to IJoC?" about "the International Journal of Climatology"; "how
+many VUs did the k6 run use?" about "150 virtual users". No memory holds the acronym as a
+word, so it matches nothing. For a question word written as an acronym (two capitals or
+more: "DRF", "IJoC", "VUs") that no memory holds, a memory the question's other words found
+matches it when the initials of a run of its words spell it; "of", "de", "for", "and" may be
+skipped or kept ("IJoC" and "IJC" are both the journal). Only the memories a search already
+found are read, and only for such words, so nothing is stored or indexed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text.stopwords import is_stopword
+from ..text.tokenize import terms
+
+# written as an acronym: two capitals or more among 2-7 letters, a plural "s" after them
+_ACRONYM = re.compile(r"(?<![\w-])([A-Za-z]*[A-Z][A-Za-z]*[A-Z][A-Za-z]*?)(s?)(?![\w-])")
+_CONNECTORS = frozenset("of de del for and y the la el en per por".split())
+_WORD = re.compile(r"[^\W\d_]+")
+MIN_LETTERS = 2
+MAX_LETTERS = 7
+MIN_WORD = 3  # a word of the run is a word, not "a" or "to"
+SCAN_CHARS = 20000
+
+
+def unknown_acronyms(question: str, unknown: set[str]) -> dict[str, str]:
+    """The question's acronyms whose term is in ``unknown`` (few memories hold it): term ->
+    its letters, lower case ("DRF" -> {"drf": "drf"}, "VUs" -> {"vu": "vu"})."""
+    found: dict[str, str] = {}
+    for match in _ACRONYM.finditer((question or "")[:2000]):
+        letters = match.group(1)
+        if not MIN_LETTERS <= len(letters) <= MAX_LETTERS:
+            continue
+        named = terms(letters + match.group(2))
+        if named and named[0] in unknown:
+            found[named[0]] = letters.casefold()
+    return found
+
+
+def spells_out(text: str, letters: str) -> bool:
+    """Whether a run of words of ``text`` has ``letters`` as its initials, with its
+    connectors ("of") counted or skipped: "Django REST Framework" spells "drf", "virtual
+    users" spells "vu", "International Journal of Climatology" spells "ijoc" and "ijc"."""
+    words = [w.casefold() for w in _WORD.findall(text[:SCAN_CHARS])]
+    size = len(letters)
+    for start, word in enumerate(words):
+        if not word.startswith(letters[0]):
+            continue
+        if _spelled_from(words, start, letters, size):
+            return True
+    return False
+
+
+def _spelled_from(words: list[str], start: int, letters: str, size: int) -> bool:
+    """Whether the words from ``start`` spell ``letters``: each letter the initial of the next
+    word, a connector between them either spelling its letter or skipped. The other words are
+    content words ("its", "the" spell nothing), of four letters or more for a two-letter
+    acronym, which a chance pair of words would spell too often."""
+    at, i = 0, start
+    shortest = MIN_WORD if size > 2 else MIN_WORD + 1
+    while at < size and i < len(words):
+        word = words[i]
+        if word.startswith(letters[at]) and (
+            (at > 0 and at < size - 1 and word in _CONNECTORS)
+            or (len(word) >= shortest and not is_stopword(word))
+        ):
+            at, i = at + 1, i + 1
+        elif word in _CONNECTORS and at > 0:
+            i += 1  # "of" skipped
+        else:
+            return False
+    return at == size

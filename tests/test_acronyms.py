@@ -1,0 +1,96 @@
+"""An acronym of the question that memories only spell out ("DRF" for "Django REST
+Framework"): the memory found by the question's other words matches it too."""
+
+from __future__ import annotations
+
+import pytest
+
+from ihmt.search.acronyms import spells_out, unknown_acronyms
+from tests.test_answers import FILLER, save_all
+
+
+@pytest.mark.parametrize(
+    ("text", "letters"),
+    [
+        ("Backend stack: Django 5.1 with Django REST Framework 3.16.", "drf"),
+        ("a paper for the International Journal of Climatology, due in March", "ijoc"),
+        ("a paper for the International Journal of Climatology, due in March", "ijc"),
+        ("k6 against staging: 150 virtual users for 10 minutes", "vu"),
+        ("we target 60 frames per second on low-end phones", "fps"),
+    ],
+)
+def test_a_run_of_words_spells_its_initials(text, letters):
+    assert spells_out(text, letters)
+
+
+@pytest.mark.parametrize(
+    ("text", "letters"),
+    [
+        # function words spell nothing: "Its PLC" is no IP, "the config" no TC
+        ("EB Ardoi has three pumps. Its PLC is an S7-1500 at 10.20.33.10.", "ip"),
+        ("Welcome to the studio; the config lives in the repo.", "tc"),
+        # a two-letter acronym needs two real words: "tc-cache" is a path, not "TC"
+        ("the Library folder is cached in D:\\tc-cache on each agent", "tc"),
+        # the initials must follow one another
+        ("Django ships a REST layer; the Framework team", "dsf"),
+    ],
+)
+def test_chance_initials_spell_nothing(text, letters):
+    assert not spells_out(text, letters)
+
+
+def test_only_acronyms_few_memories_hold_are_read():
+    question = "which DRF version did we pick, and is IJoC or the CI ok?"
+    assert unknown_acronyms(question, {"drf", "ijoc"}) == {"drf": "drf", "ijoc": "ijoc"}
+    # "CI" is held by many memories: it is matched as a word, not spelled out
+    assert "ci" not in unknown_acronyms(question, {"drf", "ijoc"})
+    assert unknown_acronyms("how many VUs did the k6 run use?", {"vu"}) == {"vu": "vu"}
+    assert unknown_acronyms("which version did we pick?", {"version"}) == {}
+
+
+def test_a_spelled_out_name_answers_its_acronym(memory):
+    ids = save_all(
+        memory,
+        [
+            *FILLER,
+            (
+                "2025-09-02",
+                "Backend stack decided: Django 5.1 with Django REST Framework 3.16. Mariana "
+                "picked 5.1 instead of 5.2 LTS for now.",
+            ),
+            ("2025-09-05", "Staging database is PostgreSQL 16.4, database name patasana_stg."),
+            ("2025-09-08", "The Flutter app pins Riverpod 2.6 and go_router 14."),
+        ],
+    )
+    result = memory.search("which DRF version did we pick?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[len(FILLER)]
+
+
+def test_a_correction_of_another_product_s_version_leaves_the_asked_one_standing(memory):
+    """Django's version was corrected later (with ``replaces``); the memory it corrected still
+    gives the DRF version, and is not OUTDATED for that question."""
+    ids = save_all(
+        memory,
+        [
+            *FILLER,
+            (
+                "2025-09-02",
+                "Backend stack decided: Django 5.1 with Django REST Framework 3.16. Mariana "
+                "picked 5.1 instead of 5.2 LTS for now.",
+            ),
+            ("2025-09-05", "Staging database is PostgreSQL 16.4, database name patasana_stg."),
+            ("2025-10-17", "DRF throttling: anonymous 30/min, authenticated 120/min."),
+        ],
+    )
+    newer = memory.save(
+        "Correction: patasana-api is now on Django 5.2.7 LTS (was 5.1); Mariana upgraded all "
+        "environments.",
+        timestamp="2025-10-20T10:00:00",
+        replaces="Django version of the backend stack",
+    ).leaf_ids[0]
+    result = memory.search("which DRF version did we pick?")
+    assert result.best.leaf_id == ids[len(FILLER)]
+    assert not result.best.outdated
+    # the Django version itself is the correction's
+    assert memory.search("which Django version is patasana-api on?").best.leaf_id == newer
