@@ -504,6 +504,78 @@ def test_before_a_change_answers_with_an_older_memory_far_down_the_list(memory):
     assert not result.ambiguous
 
 
+def test_before_a_change_the_subject_is_what_was_used_not_the_verb(memory):
+    """ "what did we use for paging before PagerDuty?": the subject is paging; "use" is in
+    every question about before and told no memory apart, yet, rarer than "page" here, it
+    was the one word the state before the change had to hold."""
+    save_all(memory, FILLER)
+    old = save_all(
+        memory,
+        [
+            (
+                "2026-01-14",
+                "Alerting goes through Opsgenie; the platform schedule is called "
+                "'platform-primary'. Critical alerts page by phone.",
+            ),
+        ],
+    )[0]
+    save_all(memory, [("2026-02-01", "We use Renovate for dependency updates.")])
+    new = save_all(
+        memory,
+        [
+            (
+                "2026-02-17",
+                "Alerting moved to PagerDuty; escalation goes Jonas -> Marta -> Oriol. The "
+                "old tool's subscription ends Feb 28.",
+            )
+        ],
+    )[0]
+    save_all(
+        memory,
+        [
+            ("2026-03-01", "The status page lives on Instatus; Marta updates the status page."),
+            ("2026-03-05", "Every page gets a one-line note in #alerts-platform."),
+        ],
+    )
+    result = memory.search("what did we use for paging before PagerDuty?")
+    assert [h.leaf_id for h in result.hits[:2]] == [old, new]
+
+
+def test_before_a_change_a_name_split_in_parts_needs_only_the_parts_memories_hold(memory):
+    """ "NetCDFs" is read as netcdf, net, cd, fs; no memory holds "cd" or "fs", so the state
+    before the move was never found."""
+    save_all(memory, FILLER)
+    old = save_all(
+        memory,
+        [
+            (
+                "2025-09-09",
+                "After each run the final NetCDF files are copied to the lab NAS at "
+                "nas-01.lab.local:/volume1/clima/andes-processed.",
+            )
+        ],
+    )[0]
+    save_all(
+        memory,
+        [
+            (f"2025-10-0{day}", f"Run {day} of the pipeline wrote its NetCDF output on time.")
+            for day in range(1, 7)
+        ],
+    )
+    new = save_all(
+        memory,
+        [
+            (
+                "2025-11-06",
+                "Final products now go to the MinIO object store at s3.clima.local:9000, "
+                "bucket andes-processed. The NAS copy step was dropped from the pipeline.",
+            )
+        ],
+    )[0]
+    result = memory.search("where did the final NetCDFs go before we had MinIO?")
+    assert [h.leaf_id for h in result.hits[:2]] == [old, new]
+
+
 def test_a_clue_describing_the_person_picks_the_memory_naming_them_in_full(memory):
     """ "Ana from SRE": the answer says "Ana Beltrán is on holiday" and never "SRE"; another
     memory ("Ana Beltrán (SRE) prefers Slack DMs") tells which Ana that is. Before, the clue

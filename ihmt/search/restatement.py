@@ -284,6 +284,9 @@ def tells_change(text: str) -> bool:
     return bool(_CHANGE_RE.search(text[:2000]))
 
 
+# verbs any question about before uses ("what did we use", "where did it go"), not its subject
+_PLAIN_VERBS = frozenset(terms("use used using have had get got went run ran do did make made"))
+
 EARLIER_SCORE = 0.5  # an earlier memory must score this share of the leader
 DOCUMENT_EARLIER_SCORE, EARLIER_WINDOW = 0.3, 10  # ... when a stored document leads
 EARLIER_SUBJECT = 0.6  # ... and hold this share of the subject words the leader holds
@@ -372,6 +375,8 @@ def find_earlier(
     cue = history_cue_at(query.text)
     head = set(terms(query.text[:cue])) if cue > 0 else set()
     subject = {t: full_idf[t] for t in query.terms if t in head and full_idf.get(t, 0.0) > 0}
+    # "what did we use for paging before ...": the verb is no part of the subject
+    subject = {t: w for t, w in subject.items() if t not in _PLAIN_VERBS} or subject
     if not subject:
         return ranked
 
@@ -385,9 +390,12 @@ def find_earlier(
     # what the question names ("Redis") must be there; the thing asked of it ("host") is often
     # only shown ("redis-01.rf.internal"), so the other words need not be
     # ("lobbyd", spelled as no name, is the subject's rarest word)
+    # (only words some earlier memory holds: "NetCDFs" also gives "cd" and "fs", which none does)
+    reached = descend(subject, earlier)
+    held = set().union(*(set(c.ref.get("tf") or ()) for c in reached)) if reached else set()
     named = {t for _, words in named_terms(query.text[:cue]) for t in words} & set(subject)
-    named = named or {max(subject, key=lambda t: (subject[t], t))}
-    found = [c for c in descend(subject, earlier) if named <= set(c.ref.get("tf") or ())]
+    named = (named & held) if named else {max(subject, key=lambda t: (subject[t], t))}
+    found = [c for c in reached if named and named <= set(c.ref.get("tf") or ())]
     # the state before the change shares the change's other words (its service, its host
     # names), not just the question's; each weighed by its rarity ("production" says little)
     words = set(lead.ref.get("tf") or ()).union(*(set(c.ref.get("tf") or ()) for c in found))
