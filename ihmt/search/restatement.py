@@ -284,7 +284,7 @@ def tells_change(text: str) -> bool:
     return bool(_CHANGE_RE.search(text[:2000]))
 
 
-# verbs any question about before uses ("what did we use", "where did it go"), not its subject
+# verbs any question about before uses ("what did we use", "what did we run"), not its subject
 _PLAIN_VERBS = frozenset(terms("use used using have had get got went run ran do did make made"))
 
 EARLIER_SCORE = 0.5  # an earlier memory must score this share of the leader
