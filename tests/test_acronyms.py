@@ -48,17 +48,22 @@ def test_only_acronyms_few_memories_hold_are_read():
     assert unknown_acronyms("which version did we pick?", {"version"}) == {}
 
 
+STACK = [
+    (
+        "2025-09-02",
+        "Backend stack decided: Django 5.1 with Django REST Framework 3.16. Mariana picked 5.1 "
+        "instead of 5.2 LTS for now.",
+    ),
+    ("2025-09-05", "Staging database is PostgreSQL 16.4, database name patasana_stg."),
+]
+
+
 def test_a_spelled_out_name_answers_its_acronym(memory):
     ids = save_all(
         memory,
         [
             *FILLER,
-            (
-                "2025-09-02",
-                "Backend stack decided: Django 5.1 with Django REST Framework 3.16. Mariana "
-                "picked 5.1 instead of 5.2 LTS for now.",
-            ),
-            ("2025-09-05", "Staging database is PostgreSQL 16.4, database name patasana_stg."),
+            *STACK,
             ("2025-09-08", "The Flutter app pins Riverpod 2.6 and go_router 14."),
         ],
     )
@@ -74,12 +79,7 @@ def test_a_correction_of_another_product_s_version_leaves_the_asked_one_standing
         memory,
         [
             *FILLER,
-            (
-                "2025-09-02",
-                "Backend stack decided: Django 5.1 with Django REST Framework 3.16. Mariana "
-                "picked 5.1 instead of 5.2 LTS for now.",
-            ),
-            ("2025-09-05", "Staging database is PostgreSQL 16.4, database name patasana_stg."),
+            *STACK,
             ("2025-10-17", "DRF throttling: anonymous 30/min, authenticated 120/min."),
         ],
     )
