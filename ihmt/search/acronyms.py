@@ -4,7 +4,7 @@
 3.16"; "when do we submit to IJoC?" about "the International Journal of Climatology"; "how
 many VUs did the k6 run use?" about "150 virtual users". No memory holds the acronym as a
 word, so it matches nothing. For a question word written as an acronym (two capitals or
-more: "DRF", "IJoC", "VUs") that no memory holds, a memory the question's other words found
+more: "DRF", "IJoC", "VUs") that few memories hold, a memory the question's other words found
 matches it when the initials of a run of its words spell it; "of", "de", "for", "and" may be
 skipped or kept ("IJoC" and "IJC" are both the journal). Only the memories a search already
 found are read, and only for such words, so nothing is stored or indexed.
@@ -46,21 +46,18 @@ def spells_out(text: str, letters: str) -> bool:
     connectors ("of") counted or skipped: "Django REST Framework" spells "drf", "virtual
     users" spells "vu", "International Journal of Climatology" spells "ijoc" and "ijc"."""
     words = [w.casefold() for w in _WORD.findall(text[:SCAN_CHARS])]
-    size = len(letters)
-    for start, word in enumerate(words):
-        if not word.startswith(letters[0]):
-            continue
-        if _spelled_from(words, start, letters, size):
-            return True
-    return False
+    return any(
+        word.startswith(letters[0]) and _spelled_from(words, start, letters)
+        for start, word in enumerate(words)
+    )
 
 
-def _spelled_from(words: list[str], start: int, letters: str, size: int) -> bool:
+def _spelled_from(words: list[str], start: int, letters: str) -> bool:
     """Whether the words from ``start`` spell ``letters``: each letter the initial of the next
     word, a connector between them either spelling its letter or skipped. The other words are
     content words ("its", "the" spell nothing), of four letters or more for a two-letter
     acronym, which a chance pair of words would spell too often."""
-    at, i = 0, start
+    at, i, size = 0, start, len(letters)
     shortest = MIN_WORD if size > 2 else MIN_WORD + 1
     while at < size and i < len(words):
         word = words[i]

@@ -394,7 +394,7 @@ class SearchEngine:
         untouched: frozenset[str] | set[str] = frozenset(),
         acronyms: dict[str, str] | None = None,
     ) -> list:
-        """``acronyms``: the question's acronyms no memory holds (term -> letters), which a
+        """``acronyms``: the question's acronyms few memories hold (term -> letters), which a
         memory spelling them out matches (search/acronyms.py)."""
         years = set(year_mentions(query.text))
         months = months_asked(query.text) if history else set()
@@ -719,11 +719,14 @@ class SearchEngine:
                 if leaf is None:
                     continue
                 new_terms, new_text = set(leaf_ref(leaf)["tf"]), leaf.content
+            # the correction names the thing asked ("version"), but maybe of another subject:
+            # "now on Django 5.2.7" leaves "Django REST Framework 3.16" standing for "which
+            # DRF version" (the shape, read next to its subject, says whose value it is)
+            touched = bool(asked & new_terms)
+            if touched and not states_shape(self._content_of(cand)):
+                continue
             new_states = states_shape(new_text if new_text is not None else self._content_of(newer))
-            # the correction names the thing asked ("version"), but of another subject: "now
-            # on Django 5.2.7" leaves "Django REST Framework 3.16" standing for "which DRF
-            # version" (the shape, read next to its subject, says whose value it is)
-            if asked & new_terms and (new_states or not states_shape(self._content_of(cand))):
+            if touched and new_states:
                 continue
             if named or not new_states:
                 out.add(cand.ref["id"])
