@@ -725,11 +725,11 @@ class SearchEngine:
             touched = bool(asked & new_terms)
             if touched and not states_shape(self._content_of(cand)):
                 continue
-            new_states = states_shape(new_text if new_text is not None else self._content_of(newer))
-            if touched and new_states:
-                continue
-            if named or not new_states:
-                out.add(cand.ref["id"])
+            if touched or not named:  # the correction's text, read only when it decides
+                text = new_text if new_text is not None else self._content_of(newer)
+                if states_shape(text):
+                    continue
+            out.add(cand.ref["id"])
         return out
 
     def _pull_replacements(self, ranked: list, links: dict, history: bool = False) -> list:
