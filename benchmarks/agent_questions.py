@@ -130,6 +130,12 @@ SETS = {
     # climate-data developer in Quito with an HPC allocation, a Guadalajara agency building a
     # vet-clinic chain's Flutter app and Django backend
     "blind21": ["tapita", "quitoclima", "patasana"],
+    # eighteenth session (2026-12-04), written blind the same way and committed before their
+    # first run, which measures the code the session started from (1785df1) and its final
+    # code: a solo data scientist in Santiago de Chile consulting for two copper miners (two
+    # people named Diego), a Valencia university robotics lab's shared memory (two people
+    # named Pablo), a Buenos Aires e-commerce checkout and payments team (two Sofías)
+    "blind22": ["bestia", "irislab", "compralia"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
