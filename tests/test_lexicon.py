@@ -112,6 +112,11 @@ def test_english_words_keep_their_meaning():
         ("NIC", "pleasant"),  # "nice": a network interface card is not lovely
         ("dos", "dosage"),  # "dose": Spanish "two"
         ("scar", "afraid"),  # "scared"
+        ("services", "maintenance"),  # "servicing" stems to "servic": every microservice
+        ("season", "experienced"),  # "seasoned"
+        ("cargo", "freight"),  # Rust's build tool
+        ("books", "reservation"),  # "booking": a bookshop's books
+        ("finance", "funding"),  # "financing": the finance team
     ],
 )
 def test_a_synonym_whose_stem_is_another_word_is_left_out(word, group):

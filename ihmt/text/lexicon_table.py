@@ -936,7 +936,6 @@ bicycl bik
 big larg
 birthday birthdat
 blocker hurdl impediment obstacl
-book reservation
 bottleneck chokepoint
 brainstorm ideat
 brochur flyer leaflet pamphlet
@@ -1072,7 +1071,6 @@ excellent splendid superb
 expect anticipat
 expens expenditur outlay
 expensiv costly pricey
-experienc season
 expert guru specialist
 expertis knowhow
 expir laps
@@ -1102,14 +1100,12 @@ font typefac
 forenam firstnam
 formaliz formalis
 fraud scam
-freight cargo
 fridg refrigerator
 friend buddy pal
 fulfill fulfil
 fulfillment fulfilment
 fully completely entirely totally wholly
 function subroutin
-fund financ
 gamepad joypad
 garden yard
 gather collect
@@ -1208,7 +1204,7 @@ lov ador
 luggag baggag
 mailbox letterbox
 mainly chiefly largely mostly primarily
-maintenanc servic upkeep
+maintenanc upkeep
 manager boss supervisor
 mandatory compulsory obligatory
 maneuver manoeuvr
