@@ -30,6 +30,10 @@ TEAM = [
     [
         ("what's Luis's phone number?", "phone"),
         ("¿cuál es el teléfono de Irene?", "phone"),
+        ("what's Ander Iriarte's extension?", "phone"),
+        ("what's Nerea's desk extension?", "phone"),
+        ("¿cuál es la extensión de Javier?", "phone"),
+        ("what's Luis Ortega's mobile number?", "phone"),
         ("what's Laura's email address?", "email"),
         ("which port does the broker listen on?", "port"),
         ("what's the public IP of the VPS?", "ip"),
@@ -70,6 +74,8 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "what's the ticket for replacing the IP allowlists with an egress proxy?",  # a rule
         "what happens when the price lookup is too slow?",  # a thing about prices
         "can you link the ticket to the PR?",  # the verb
+        "which Postgres extension did we enable for query stats?",  # a software extension
+        "does the GeoServer vector tiles extension need a restart?",
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):
@@ -156,6 +162,37 @@ def test_a_saved_phone_number_is_found(memory):
     result = memory.search("what's Luis Ortega's phone number?")
     assert not result.not_found
     assert result.best.leaf_id == ids[-1]
+
+
+def test_an_extension_asked_for_is_not_found_in_another_persons_memory(memory):
+    # "Nerea's extension": the memories give Luis's and another Luis's, and one about Nerea
+    # without any number; none answers
+    save_all(
+        memory,
+        [
+            ("2026-01-16", "Luis Marín is the hardware engineer in Bilbao. Desk extension 2207."),
+            ("2026-01-16", "Luis Ferrer runs the end-of-line test stations. Extensión 4412."),
+            ("2026-02-12", "Nerea added a ramp start sequence to the HIL (hill_start_48.yaml)."),
+        ],
+    )
+    result = memory.search("what's Nerea's desk extension?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+
+
+def test_an_office_extension_is_no_mobile_number(memory):
+    ids = save_all(
+        memory,
+        [
+            ("2026-01-10", "Luis Ortega is the bottling line supervisor, extension 4412."),
+            ("2026-01-11", "Irene Castaño: mobile +34 612 345 678, mornings only."),
+        ],
+    )
+    result = memory.search("What's Luis Ortega's mobile number?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+    # ... while the extension still answers a question about his extension or his phone
+    for question in ("what's Luis Ortega's extension?", "what's Luis Ortega's phone number?"):
+        answered = memory.search(question)
+        assert not answered.not_found and answered.best.leaf_id == ids[0]
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,16 @@ def _cue(pattern: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.-])(?:" + pattern + r")(?![\w-])")
 
 
+# a phone number has seven digits or more. Not a date ("2026-05-26", "2026-03). 31 issues"),
+# an IP address, a ticket or a release ("INC0099407", "v2025.11.3"), an amount ("CLP
+# 3.600.000") or a range of values ("0.1-1.8 V"), which digits and dashes alone would match
+_FULL_NUMBER = (
+    r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!(?:19|20)\d\d-[01]\d(?!\d))"
+    r"(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
+    + _NOT_AFTER_CURRENCY
+    + r"(?=(?:[ ().-]{0,2}\d){7})\+?\d[\d ().-]{5,18}\d"
+)
+
 SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "phone",
@@ -95,19 +105,28 @@ SHAPES: tuple[AnswerShape, ...] = (
             + _ON_A_PHONE
             + r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
             r"|users?|call|calls|build|builds|test|tests|the|him|her|them|me|us|you)\b)"
-            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone"
-            r"|(?:mobile|cell|whatsapp) number|telefono|(?<!app )movil(?! (?:app|apps)\b)"
+            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone|telefono"
+            # a person's extension ("Ander's extension", "his desk extension"), not a
+            # software one ("which Postgres extension")
+            r"|(?<=\w['’]s )(?:desk )?extension|(?<=s' )(?:desk )?extension|desk extension"
+            r"|(?:his|her|their|my|your) extension|extension number|(?:numero de )?extension de"
         ),
-        # not a date ("2026-05-26", "2026-03). 31 issues"), an IP address, a ticket or a
-        # release ("INC0099407", "v2025.11.3"), an amount ("CLP 3.600.000") or a range of
-        # values ("0.1-1.8 V"), which digits and dashes alone would match: a phone number
-        # has seven digits or more
         re.compile(
-            r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!(?:19|20)\d\d-[01]\d(?!\d))"
-            r"(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
-            + _NOT_AFTER_CURRENCY
-            + r"(?=(?:[ ().-]{0,2}\d){7})\+?\d[\d ().-]{5,18}\d|(?i:\bext(?:ension)?\.?\s*\d{2,6})"
+            _FULL_NUMBER
+            + r"|(?i:\bext(?:ensi[oó]n)?\.?(?:\s(?:is|es|number|no\.?|n[º°]))?:?\s*\d{2,6})"
         ),
+        True,
+        personal=True,
+    ),
+    AnswerShape(
+        "phone",
+        # a mobile number is a whole number: an office extension ("extension 4412") is no
+        # answer to "what's Luis Ortega's mobile number?"
+        _cue(
+            r"(?:mobile|cell|cellphone|whatsapp) (?:phone )?number|(?<!app )movil(?! (?:app|apps)\b)"
+            r"|celular(?! (?:app|apps)\b)"
+        ),
+        re.compile(_FULL_NUMBER),
         True,
         personal=True,
     ),
