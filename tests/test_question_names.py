@@ -37,6 +37,7 @@ def surfaces(question: str) -> list[str]:
         ("what's max_connections set to on pg-prod-01?", ["max_connections", "pg-prod-01"]),
         ("what's the Wi-Fi password?", ["Wi-Fi"]),
         ("what is the Managed Streaming for Kafka cluster called?", ["Managed Streaming Kafka"]),
+        ("what's the response time for P3 tickets?", ["P3"]),  # a level, a letter and a digit
     ],
 )
 def test_names_are_read_as_the_question_spells_them(question, names):
@@ -54,6 +55,8 @@ def test_names_are_read_as_the_question_spells_them(question, names):
         "how long does the DB-backed test suite take?",
         "Deploy steps please",  # the opening word is capitalised anyway
         "i.e. how far back can we replay?",
+        "what is planned for Q3?",  # a quarter sets a time
+        "which v2 endpoints are still called?",
         "how does our Portuguese partner like to be contacted?",  # describes, names nothing
         "which GL code do European debit disputes post to?",
     ],
@@ -84,6 +87,26 @@ def test_a_plural_or_a_shortened_name_is_known(memory):
     assert memory.search("where do we book the A100s?").best.leaf_id == ids[3]
     # "Prom" begins a word a leading memory holds (Prometheus)
     assert memory.search("where do Prom alerts go?").best.leaf_id == ids[1]
+
+
+def test_a_release_a_digit_away_from_a_known_one_is_not_known(memory):
+    """One letter away is a slip of the keyboard ("Andew"); one digit away is another release
+    or level, which memory never mentioned: "RT-26.5" is not "RT-26.4", "P3" not "P1"."""
+    save_all(
+        memory,
+        [
+            ("2026-03-01", "Code freeze for RT-26.4 is on 12 March; the branch is cut at noon."),
+            ("2026-03-02", "Integra contract: P1 tickets get a response within 30 minutes."),
+        ],
+    )
+    for question, name in (
+        ("when is the code freeze for RT-26.5?", "RT-26.5"),
+        ("what's the response time for P3 tickets in the Integra contract?", "P3"),
+    ):
+        result = memory.search(question)
+        assert result.not_found and result.reason_code == "unknown_name"
+        assert result.reason_params["names"] == [name]
+    assert not memory.search("when is the code freeze for RT-26.4?").not_found
 
 
 def test_a_long_name_is_known_by_its_initials():

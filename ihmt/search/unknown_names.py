@@ -8,7 +8,8 @@ question is about; when memory holds none of its words, NOT FOUND is the honest 
 Only names the question spells as names count, and only those a memory could not be holding
 under another spelling:
 - a capitalised word not opening the question ("Datadog", "Node.js", "Istio");
-- an identifier with a digit, an underscore or a dot ("max_connections", "zgz-srv-03");
+- an identifier with a digit, an underscore or a dot ("max_connections", "zgz-srv-03"), or a
+  letter and a digit ("P3"; not "Q3", "H1" or "v2", a time or a version);
 - not a short all-capitals acronym ("PM", "EHR", "GSC"): memories often spell those out;
 - not a month, weekday, season or holiday ("in April", "over Easter"): those set a time;
 - not a nationality, language or region adjective ("our Portuguese partner"): memories name
@@ -29,6 +30,7 @@ from ..text.tokenize import fold, terms
 _WORD = re.compile(r"[\w][\w.+#/'’-]*")
 _CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
 _ACRONYM = re.compile(r"[A-Z]{1,3}s?")
+_LETTER_DIGIT = re.compile(r"[A-GI-PR-UW-Z][0-9]")
 _ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
 CALENDAR_WORDS = frozenset(
     (
@@ -76,7 +78,9 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
             return False
     identifier = any(ch.isdigit() or ch in "_." for ch in core.strip("."))
     if identifier:
-        return len(core) >= 4  # "i.e", "v2": too short to name anything
+        # "i.e", "v2", "Q3", "H1": too short to name anything, or a version or a time; a
+        # letter and a digit otherwise name a level or a model ("P3 tickets", "a G5 unit")
+        return len(core) >= 4 or bool(_LETTER_DIGIT.fullmatch(core))
     if len(core) < 3:
         return False
     capital = core[0].isupper() or any(ch.isupper() for ch in core[1:])
@@ -159,7 +163,9 @@ def near_known(named: list[str], held: set[str]) -> bool:
         if len(term) < 3:
             continue
         for word in held:
-            if word.startswith(term) or (len(term) >= 4 and _one_edit_apart(term, word)):
+            # a digit apart is another thing ("RT-26.5" is not "RT-26.4"), not a typing slip
+            misspelt = not any(ch.isdigit() for ch in term) and _one_edit_apart(term, word)
+            if word.startswith(term) or (len(term) >= 4 and misspelt):
                 return True
     return False
 
