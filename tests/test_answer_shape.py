@@ -564,6 +564,27 @@ def test_spanish_ya_tells_a_new_state(memory):
     assert memory.search("where was Marta living in the spring?").best.leaf_id == ids[0]
 
 
+def test_the_first_other_matches_show_the_value_after_the_words_that_matched(memory):
+    # the two lines after BEST run long enough to reach a value stated some way after the
+    # words that matched (260 characters; the others 140)
+    ids = save_all(
+        memory,
+        [
+            ("2026-03-01", "What counts as a personal space intrusion in the corridor metrics?"),
+            (
+                "2026-03-02",
+                "Agreed for the experiments: success rate within 60 s, minimum distance to "
+                "any pedestrian, and the personal space intrusion, which after a talk with "
+                "the ethics board and the students who ran the pilot is the share of time "
+                "someone is closer than 0.45 m to the robot while it moves.",
+            ),
+        ],
+    )
+    result = memory.search("what counts as a personal space intrusion in the corridor metrics?")
+    assert result.hits[0].leaf_id == ids[0]
+    assert "0.45 m" in compact_answer(result).split("OTHER MATCHES:")[1]
+
+
 def test_other_matches_show_the_stretch_that_matched(memory):
     filler = "The team discussed several unrelated topics at length during the meeting. " * 3
     save_all(
