@@ -438,6 +438,20 @@ def test_a_unit_alone_is_no_old_value():
     assert changes_statement(statement, "p95 objective now lowered from 300 ms to 250 ms.", rare)
 
 
+def test_a_range_of_days_is_no_change_from_its_first_day():
+    """ "sync windows de martes a jueves" is a range; "se movió de martes a jueves" a change."""
+    from ihmt.search.supersession import changes_statement
+    from ihmt.text.tokenize import terms
+
+    statement = set(terms("el traspaso de guardia de PagerDuty pasa a ser el martes a las 10:00"))
+    rare = statement
+    window = "Ahora ArgoCD tiene sync windows solo de martes a jueves en prod."
+    assert not changes_statement(statement, window, rare)
+    assert not changes_statement(statement, "Now deploys run from Tuesday to Thursday.", rare)
+    assert changes_statement(statement, "El traspaso ahora se movió de martes a jueves.", rare)
+    assert changes_statement(statement, "Handover now moved from Tuesday to Thursday.", rare)
+
+
 def test_a_later_memory_without_the_shape_asked_is_no_new_value(memory):
     ids = save_all(
         memory,

@@ -77,13 +77,40 @@ def _runs_on(old: str) -> bool:
     )
 
 
+# "de martes a jueves", "from 9:00 to 17:00": a day or a time after "from" opens a range,
+# unless a word of change comes right before it ("moved from Monday to Tuesday")
+_CALENDAR_OR_TIME = re.compile(
+    r"(?i)(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|mi[eé]rcoles"
+    r"|jueves|viernes|s[aá]bado|domingo|january|february|march|april|may|june|july|august"
+    r"|september|october|november|december|enero|febrero|marzo|abril|mayo|junio|julio|agosto"
+    r"|septiembre|setiembre|octubre|noviembre|diciembre)s?|\d{1,2}(?:[h.]\d{2})?\s?[ap]m|\d{1,2}[h.]\d{2}"
+)
+_CHANGED_JUST_BEFORE = re.compile(
+    r"(?i)(?<!\w)(?:moved?|moving|changed?|changing|switched|shifted|rescheduled|pushed|brought|went"
+    r"|goes|go|pasa|pas[oó]|cambia|cambi[oó]|movid[oa]|movi[oó]|se mueve|se movi[oó])"
+    r"(?:\s+\S+){0,3}\s*$"
+)
+
+
+def _opens_a_range(text: str, match: re.Match[str], old: str) -> bool:
+    """True when "from X to" names a day or a time with no word of change just before it: a
+    range ("sync windows solo de martes a jueves"), not a change of value."""
+    if match.group("old") is None or not _CALENDAR_OR_TIME.fullmatch(old.split()[0]):
+        return False
+    return not _CHANGED_JUST_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
+
+
 def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:
     """True when ``later_text`` changes a value the statement holds: "from X to Y" (or "de X
     a Y", "X -> Y") where X is one of the statement's own rare words, not a bare small number
-    ("from 7 to 30" changes some count, not necessarily this one) nor a unit alone."""
-    for match in _FROM_TO.finditer(later_text[:4000]):
+    ("from 7 to 30" changes some count, not necessarily this one), a unit alone, nor a day or
+    a time opening a range ("de martes a jueves")."""
+    text = later_text[:4000]
+    for match in _FROM_TO.finditer(text):
         old = (match.group("old") or match.group("arrow") or "").strip(".'\"`")
         if not old or (old.isdigit() and len(old) <= 2) or _runs_on(old):
+            continue
+        if _opens_a_range(text, match, old):
             continue
         old_terms = set(terms(old)) - _UNITS
         if old_terms & rare and old_terms & statement_terms:
