@@ -17,6 +17,9 @@ from tests.test_answers import FILLER, save_all
         ("a paper for the International Journal of Climatology, due in March", "ijc"),
         ("k6 against staging: 150 virtual users for 10 minutes", "vu"),
         ("we target 60 frames per second on low-end phones", "fps"),
+        # a name written in humps is shortened to them: "CloudNativePG", "TensorRT"
+        ("CloudNativePG operator 1.24 installed in the cnpg-system namespace", "cnpg"),
+        ("conda env percep: Python 3.9, ultralytics, TensorRT 8.6", "trt"),
     ],
 )
 def test_a_run_of_words_spells_its_initials(text, letters):
@@ -33,6 +36,9 @@ def test_a_run_of_words_spells_its_initials(text, letters):
         ("the Library folder is cached in D:\\tc-cache on each agent", "tc"),
         # the initials must follow one another
         ("Django ships a REST layer; the Framework team", "dsf"),
+        # the acronym itself is no spelled-out form, and two humps are a chance pair
+        ("Set the URL in the config", "url"),
+        ("the repo is on GitHub", "gh"),
     ],
 )
 def test_chance_initials_spell_nothing(text, letters):

@@ -45,11 +45,27 @@ def spells_out(text: str, letters: str) -> bool:
     """Whether a run of words of ``text`` has ``letters`` as its initials, with its
     connectors ("of") counted or skipped: "Django REST Framework" spells "drf", "virtual
     users" spells "vu", "International Journal of Climatology" spells "ijoc" and "ijc"."""
-    words = [w.casefold() for w in _WORD.findall(text[:SCAN_CHARS])]
+    written = _WORD.findall(text[:SCAN_CHARS])
+    words = [w.casefold() for w in written]
     return any(
         word.startswith(letters[0]) and _spelled_from(words, start, letters)
         for start, word in enumerate(words)
-    )
+    ) or (len(letters) >= CAMEL_LETTERS and any(_humps(w) == letters for w in written))
+
+
+CAMEL_LETTERS = 3  # a two-letter acronym would match a chance pair of humps ("GitHub": "gh")
+_HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
+
+
+def _humps(word: str) -> str:
+    """The letters a word written in humps is shortened to: "TensorRT" -> "trt",
+    "LightGBM" -> "lgbm" (a capital run keeps its letters); "" for a plain word."""
+    if not word[:1].isupper() or word.isupper() or not any(ch.isupper() for ch in word[1:]):
+        return ""  # a plain word, or the acronym itself ("URL") rather than a spelled-out form
+    humps = _HUMP.findall(word)
+    if "".join(humps) != word:
+        return ""
+    return "".join(h if h.isupper() else h[0] for h in humps).casefold()
 
 
 def _spelled_from(words: list[str], start: int, letters: str) -> bool:
