@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ihmt.search.intent import asked_attribute, asks_history, asks_now
+from ihmt.search.intent import asked_attribute, asks_history, asks_now, months_asked
 from ihmt.text.tokenize import terms
 
 
@@ -77,3 +77,24 @@ def test_a_question_that_asks_for_the_present_value(question, now):
 )
 def test_before_a_step_is_no_earlier_state_unless_the_question_is_in_the_past(question, history):
     assert asks_history(question) is history
+
+
+@pytest.mark.parametrize(
+    ("question", "months"),
+    [
+        ("Which SFTP host did the air quality files come from last autumn?", {9, 10, 11}),
+        ("when was lab meeting held last fall?", {9, 10, 11}),
+        ("¿qué broker usábamos el otoño pasado?", {9, 10, 11}),
+        ("which laptop did I carry last year?", set()),
+    ],
+)
+def test_last_season_or_year_is_a_time_gone_by(question, months):
+    """ "last autumn" sets the question in an earlier state, as "in the autumn" with a verb in
+    the past does; the season's months say which memories were current then."""
+    assert asks_history(question)
+    assert months_asked(question) == months
+
+
+def test_a_season_named_as_a_thing_is_no_time_gone_by():
+    assert not asks_history("which laptop do I use for the summer school?")
+    assert not asks_history("how long is the winter break?")

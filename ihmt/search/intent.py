@@ -43,6 +43,9 @@ _HISTORY_PHRASES = (
 )
 _HISTORY_RE = re.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
+    # "last autumn", "el verano pasado", "last year": a time gone by
+    r"|(?<![a-z])last\s+(?:spring|summer|autumn|fall|winter|year)(?![a-z])"
+    r"|(?<![a-z])(?:el|la)\s+(?:primavera|verano|otono|invierno|ano)\s+pasad[oa](?![a-z])"
 )
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
@@ -150,7 +153,8 @@ _SEASONS = {
     "invierno": {12, 1, 2},
 }
 _IN_SEASON_RE = re.compile(
-    r"(?<![a-z])(?:in|during|en|durante)\s+(?:the\s+|el\s+|la\s+)?(?:last\s+|pasad[oa]\s+)?"
+    r"(?<![a-z])(?:(?:in|during|en|durante)\s+(?:the\s+|el\s+|la\s+)?(?:last\s+|pasad[oa]\s+)?"
+    r"|last\s+|(?:el|la)\s+)"
     r"(" + "|".join(_SEASONS) + r")(?![a-z])"
 )
 
