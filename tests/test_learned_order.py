@@ -95,7 +95,7 @@ def test_together_is_high_when_the_question_words_stand_close_and_low_when_far_a
 
 
 def test_tight_tells_words_side_by_side_from_words_a_sentence_apart_that_together_does_not():
-    words = {"fund": 1.0, "contact": 2.0, "month": 1.0}
+    words = {terms("finance")[0]: 1.0, "contact": 2.0, "month": 1.0}
     side_by_side = "Correction: the finance month contact is now Amara Nwosu."
     apart = "Finance wants two month closes in parallel; the contact at the bank was changed."
     ctx = OrderContext(question_terms=list(words), idf=words, content_of=lambda c: c.text)
