@@ -154,6 +154,10 @@ def test_a_multi_word_term_is_also_its_abbreviation():
     assert normalize("ci") in terms("Our continuous integration runs on GitHub Actions.")
     assert normalize("rn") in terms("The React Native app ships every two weeks.")
     assert normalize("ci") not in terms("Continuous work, then integration tests.")  # not adjacent
+    # infrastructure and plant words an agent's notes spell out and questions shorten
+    assert normalize("nfs") in terms("The archive is a Network File System export on nas01.")
+    assert normalize("hil") in terms("The hardware-in-the-loop rig runs nightly.")
+    assert normalize("bff") in terms("The backend for frontend caches profile calls.")
 
 
 def test_an_abbreviation_the_vocabulary_reads_otherwise_is_kept_off_phrases(builder, tmp_path):

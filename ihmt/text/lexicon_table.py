@@ -1540,6 +1540,8 @@ aad azure active directory
 acr azure container registry
 aks azure kubernetes service
 backend back end
+bff backend for frontend
+bff backends for frontends
 bios basic input output system
 bdd behavior driven development
 bom bill of materials
@@ -1568,6 +1570,7 @@ phone cell phone
 cpu central processing unit
 cpd centro de proceso de datos
 ca certificate authority
+crl certificate revocation list
 csr certificate signing request
 cdc change data capture
 changelog change log
@@ -1579,6 +1582,7 @@ ciso chief information security officer
 cmo chief marketing officer
 coo chief operating officer
 cto chief technology officer
+cidr classless inter domain routing
 cleanup clean up
 ctr click through rate
 csr client side rendering
@@ -1622,6 +1626,7 @@ dpa data processing agreement
 dpo data protection officer
 ds data scientist
 dataset data set
+dto data transfer object
 dwh data warehouse
 dba database administrator
 dbms database management system
@@ -1647,6 +1652,7 @@ dom document object model
 dni documento nacional de identidad
 ddd domain driven design
 dns domain name system
+dkim domainkeys identified mail
 dry dont repeat yourself
 deadline due date
 dast dynamic application security testing
@@ -1720,13 +1726,16 @@ hardcopy hard copy
 disk hard disk
 hdd hard disk drive
 disk hard drive
+hil hardware in the loop
 hsm hardware security module
 headquarters head office
 helpdesk help desk
 ha high availability
 hpa horizontal pod autoscaler
 hotfix hot fix
+hsts http strict transport security
 hf hugging face
+hmi human machine interface
 html hypertext markup language
 http hypertext transfer protocol
 https hypertext transfer protocol secure
@@ -1752,6 +1761,7 @@ ip intellectual property
 i2c inter integrated circuit
 api interfaz de programacion de aplicaciones
 iban international bank account number
+imap internet message access protocol
 iot internet of things
 ip internet protocol
 isp internet service provider
@@ -1770,6 +1780,7 @@ kyc know your customer
 kb knowledge base
 llm large language model
 surname last name
+lru least recently used
 loa leave of absence
 lmk let me know
 ltv lifetime value
@@ -1782,6 +1793,7 @@ login log in
 logout log off
 login log on
 logout log out
+lsn log sequence number
 lts long term support
 owner look after
 investigate look into
@@ -1815,12 +1827,14 @@ mvc model view controller
 mau monthly active users
 mrr monthly recurring revenue
 mfa multi factor authentication
+mtls mutual tls
 ner named entity recognition
 nlp natural language processing
 nfc near field communication
 nps net promoter score
 nat network address translation
 nas network attached storage
+nfs network file system
 nlb network load balancer
 noc network operations center
 ntp network time protocol
@@ -1831,6 +1845,7 @@ newcomer new starter
 npm node package manager
 nda non disclosure agreement
 nfr non functional requirements
+nvme non volatile memory express
 na not applicable
 nosql not only sql
 nif numero de identificacion fiscal
@@ -1840,6 +1855,7 @@ okr objectives and key results
 1on1 one on one
 otp one time password
 olap online analytical processing
+ocsp online certificate status protocol
 oltp online transaction processing
 oss open source software
 owasp open web application security project
@@ -1892,6 +1908,7 @@ pmf product market fit
 po product owner
 pmv producto minimo viable
 pnl profit and loss
+plc programmable logic controller
 pwa progressive web app
 pm project manager
 poc proof of concept
@@ -1907,6 +1924,7 @@ qos quality of service
 qbr quarterly business review
 qps queries per second
 rf radio frequency
+rgw rados gateway
 ram random access memory
 throttle rate limit
 rn react native
@@ -1916,16 +1934,19 @@ rto recovery time objective
 rnn recurrent neural network
 rrhh recursos humanos
 rhel red hat enterprise linux
+raid redundant array of independent disks
 rfc registro federal de contribuyentes
 regex regular expression
 rl reinforcement learning
 rlhf reinforcement learning from human feedback
 rdbms relational database management system
+rds relational database service
 rh relative humidity
 rc release candidate
 changelog release notes
 rce remote code execution
 rpc remote procedure call
+rtu remote terminal unit
 rest representational state transfer
 rfc request for comments
 rfi request for information
@@ -1957,6 +1978,7 @@ sg security group
 siem security information and event management
 soc security operations center
 semver semantic versioning
+spf sender policy framework
 spi serial peripheral interface
 ssr server side rendering
 ssrf server side request forgery
@@ -1972,6 +1994,8 @@ approve sign off
 logout sign out
 signup sign up
 smtp simple mail transfer protocol
+sns simple notification service
+sqs simple queue service
 s3 simple storage service
 spa single page application
 spof single point of failure
@@ -2008,6 +2032,7 @@ sku stock keeping unit
 sql structured query language
 sme subject matter expert
 sft supervised fine tuning
+scada supervisory control and data acquisition
 disable switch off
 enable switch on
 soc system and organization controls
@@ -2083,6 +2108,7 @@ wrt with respect to
 workaround work around
 wbs work breakdown structure
 wfh work from home
+wal write ahead log
 yoy year over year
 ytd year to date
 yagni you aint gonna need it
