@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 import re
 
-from ..text.tokenize import terms
+from ..text.tokenize import fold, terms
 from .restatement import tells_change
+from .unknown_names import CALENDAR_WORDS
 
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
 SENTENCE_CHARS = 400  # a statement longer than this is cut: its words stay specific
@@ -77,14 +78,9 @@ def _runs_on(old: str) -> bool:
     )
 
 
-# "de martes a jueves", "from 9:00 to 17:00": a day or a time after "from" opens a range,
+# "de martes a jueves", "from 9am to 5pm": a day, a month or a time after "from" opens a range,
 # unless a word of change comes right before it ("moved from Monday to Tuesday")
-_CALENDAR_OR_TIME = re.compile(
-    r"(?i)(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|lunes|martes|mi[eé]rcoles"
-    r"|jueves|viernes|s[aá]bado|domingo|january|february|march|april|may|june|july|august"
-    r"|september|october|november|december|enero|febrero|marzo|abril|mayo|junio|julio|agosto"
-    r"|septiembre|setiembre|octubre|noviembre|diciembre)s?|\d{1,2}(?:[h.]\d{2})?\s?[ap]m|\d{1,2}[h.]\d{2}"
-)
+_TIME_OF_DAY = re.compile(r"(?i)\d{1,2}(?:[h.]\d{2})?\s?[ap]m|\d{1,2}[h.]\d{2}")
 _CHANGED_JUST_BEFORE = re.compile(
     r"(?i)(?<!\w)(?:moved?|moving|changed?|changing|switched|shifted|rescheduled|pushed|brought|went"
     r"|goes|go|pasa|pas[oó]|cambia|cambi[oó]|movid[oa]|movi[oó]|se mueve|se movi[oó])"
@@ -95,7 +91,10 @@ _CHANGED_JUST_BEFORE = re.compile(
 def _opens_a_range(text: str, match: re.Match[str], old: str) -> bool:
     """True when "from X to" names a day or a time with no word of change just before it: a
     range ("sync windows solo de martes a jueves"), not a change of value."""
-    if match.group("old") is None or not _CALENDAR_OR_TIME.fullmatch(old.split()[0]):
+    first = old.split()[0]
+    folded = fold(first.lower())
+    calendar = folded in CALENDAR_WORDS or folded.removesuffix("s") in CALENDAR_WORDS
+    if match.group("old") is None or not (calendar or _TIME_OF_DAY.fullmatch(first)):
         return False
     return not _CHANGED_JUST_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
 

@@ -162,10 +162,10 @@ def near_known(named: list[str], held: set[str]) -> bool:
     for term in named:
         if len(term) < 3:
             continue
+        # a digit apart is another thing ("RT-26.5" is not "RT-26.4"), not a typing slip
+        may_be_misspelt = len(term) >= 4 and not any(ch.isdigit() for ch in term)
         for word in held:
-            # a digit apart is another thing ("RT-26.5" is not "RT-26.4"), not a typing slip
-            misspelt = not any(ch.isdigit() for ch in term) and _one_edit_apart(term, word)
-            if word.startswith(term) or (len(term) >= 4 and misspelt):
+            if word.startswith(term) or (may_be_misspelt and _one_edit_apart(term, word)):
                 return True
     return False
 
