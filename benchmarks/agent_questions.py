@@ -136,6 +136,12 @@ SETS = {
     # people named Diego), a Valencia university robotics lab's shared memory (two people
     # named Pablo), a Buenos Aires e-commerce checkout and payments team (two Sofías)
     "blind22": ["bestia", "irislab", "compralia"],
+    # nineteenth session (2026-12-04), written blind the same way and committed before their
+    # first run, which measures the code the session started from (d37796d) and its final
+    # code: a Lima clinic network's two-person HL7/FHIR integration team (two people named
+    # Carlos), a Mexico City freelance audio-plugin developer working with a contractor of her
+    # own first name (two Andreas), a Madrid insurer's claims-fraud ML team (two Javiers)
+    "blind23": ["sangabriel", "cenote", "siniestros"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
