@@ -126,6 +126,30 @@ def test_a_synonym_whose_stem_is_another_word_is_left_out(word, group):
     assert "urgent" not in terms("api-staging.pulso.internal")
 
 
+@pytest.mark.parametrize(
+    ("tool", "doing"),
+    [
+        ("formatter", "formatted"),
+        ("linters", "lint"),
+        ("compiler", "compiles"),
+        ("installer", "installed"),
+        ("validator", "validate"),
+        ("debugger", "debug"),
+    ],
+)
+def test_a_tool_named_after_its_job_is_the_job(tool, doing):
+    assert set(terms(tool)) == set(terms(doing))
+
+
+def test_which_formatter_finds_the_note_that_says_formatted_with(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("The user wants code formatted with black (line length 100) plus isort.")
+    memory.save("Logs go to journald; the JSON log handler was dropped in June.")
+    memory.save("Line length for the docs site is 80; the docs build runs nightly.")
+    result = memory.search("which formatter do we use?")
+    assert result.hits and "black" in result.hits[0].content, result
+
+
 def test_an_english_question_finds_the_spanish_note_first(tmp_path):
     memory = IHMT.initialize(tmp_path / "m")
     memory.save("Marta se va de vacaciones del 3 al 14 de agosto; Javier la cubre.")

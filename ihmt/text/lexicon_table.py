@@ -976,6 +976,7 @@ commercializ commercialis
 commercialization commercialisation
 company corporation
 competency competenc
+compil compiler
 complaint grievanc
 complianc conformanc conformity
 complicat complex convolut intricat
@@ -998,6 +999,7 @@ counselor counsellor
 country nation
 coupon voucher
 cozy cosy
+crawl crawler
 criticiz criticis
 crystalliz crystallis
 currently nowaday presently
@@ -1012,6 +1014,7 @@ daycar crech
 deadlin cutoff
 decentraliz decentralis
 decentralization decentralisation
+decod decoder
 decreas diminish reduc shrink
 decrypt decipher
 defens defenc
@@ -1042,6 +1045,7 @@ disk disc
 disput quarrel
 doctor physician
 dormant inactiv
+download downloader
 drawback disadvantag downsid
 drink beverag
 easy simpl straightforward
@@ -1051,6 +1055,7 @@ emphasiz emphasis
 employe personnel staff staffer workforc
 empty blank
 enabl activat
+encod encoder
 encrypt encipher
 endeavor endeavour
 enhancement improvement
@@ -1099,6 +1104,7 @@ flu influenza
 font typefac
 forenam firstnam
 formaliz formalis
+format formatter
 fraud scam
 fridg refrigerator
 friend buddy pal
@@ -1159,6 +1165,7 @@ initialization initialisation
 injur hurt
 inquiry enquiry
 inspect examin scrutinis scrutiniz
+install installer
 installment instalment
 intention intent purpos
 intermittent erratic flaky sporadic
@@ -1191,6 +1198,7 @@ licens licenc
 likely probabl
 limitation restriction
 link hyperlink
+lint linter
 liquor alcohol booz
 liter litr
 livestream webcast
@@ -1220,8 +1228,10 @@ mentor coach
 merchant retailer seller
 messy clutter untidy
 microorganism microb
+migrat migrator
 milliliter millilitr
 millimeter millimetr
+minify minifier
 minimiz minimis
 minimization minimisation
 mitigat alleviat
@@ -1283,6 +1293,7 @@ parallelization parallelisation
 paralyz paralys
 parameteriz parameteris parametris parametriz
 parameterization parameterisation
+pars parser
 participat partak
 partly partially
 password passcod passphras
@@ -1455,10 +1466,11 @@ total sum
 touchpad trackpad
 toxic poisonous
 transcript transcription
+transpil transpiler
 trash garbag rubbish
 traveler traveller
 trip journey
-troubleshoot debug diagnos
+troubleshoot debug debugger diagnos
 truck lorry
 try attempt
 tumor tumour
@@ -1470,6 +1482,7 @@ unlikely improbabl
 unreachabl inaccessibl
 unusual atypical uncommon
 upcom forthcom
+upload uploader
 useful helpful
 usernam userid
 usual customary typical
@@ -1483,7 +1496,7 @@ vaporiz vaporis
 vectoriz vectoris
 vectorization vectorisation
 vendor provider supplier
-verify validat
+verify validat validator
 video footag
 videoconferenc videocall
 violat contraven infring
