@@ -198,3 +198,40 @@ def test_a_question_with_the_abbreviation_finds_the_spelled_out_memory(tmp_path)
     memory.save("The web app lives in the acme/web repository; Next.js 14.")
     result = memory.search("which repo holds the RN app?")
     assert "React Native" in result.hits[0].content
+
+
+@pytest.mark.parametrize(
+    ("plural", "abbreviation"),
+    [("release candidates", "rc"), ("pull requests", "pr"), ("virtual machines", "vm")],
+)
+def test_a_multi_word_term_in_the_plural_is_also_its_abbreviation(plural, abbreviation):
+    assert abbreviation in terms(plural)
+
+
+def test_a_plural_first_word_does_not_need_the_phrase_to_be_listed_twice():
+    assert set(terms("base de datos")) & set(terms("bases de datos")) >= set(terms("database"))
+
+
+@pytest.mark.parametrize(
+    ("spanish", "english"),
+    [
+        ("Lisboa", "Lisbon"),
+        ("Londres", "London"),
+        ("Alemania", "Germany"),
+        ("Nápoles", "Naples"),
+        ("Estados Unidos", "USA"),
+        ("Reino Unido", "UK"),
+        ("Nueva York", "NYC"),
+    ],
+)
+def test_a_place_is_one_term_in_both_languages(spanish, english):
+    assert set(terms(spanish)) & set(terms(english))
+
+
+def test_a_spanish_question_finds_the_english_note_about_a_city(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("Catalina visits the institute in Lisbon from 7 to 18 September.")
+    memory.save("Catalina reviews the thesis drafts every Friday.")
+    memory.save("The September release ships on the 18th.")
+    result = memory.search("¿Cuándo viaja Catalina a Lisboa?")
+    assert result.hits and "Lisbon" in result.hits[0].content, result

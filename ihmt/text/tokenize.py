@@ -324,9 +324,11 @@ def terms(text: str) -> list[str]:
     words = [word for head, parts in groups for word in (parts or (head,))]
     found: dict[int, list[str]] = {}  # word index where a phrase starts -> abbreviations
     for i, word in enumerate(words):
-        for phrase, abbreviation in phrases.get(word, ()):
-            if tuple(words[i : i + len(phrase)]) == phrase:
-                found.setdefault(i, []).append(normalize(abbreviation))
+        for first in _singulars(word):
+            for phrase, abbreviation in phrases.get(first, ()):
+                written = words[i : i + len(phrase)]
+                if len(written) == len(phrase) and all(map(_same_word, written, phrase)):
+                    found.setdefault(i, []).append(normalize(abbreviation))
     start = 0
     for head, parts in groups:
         for token in (head, *parts):
@@ -339,6 +341,25 @@ def terms(text: str) -> list[str]:
             out += found.get(i, ())
         start += width
     return out
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """``word`` and the singulars it may be the plural of ("requests", "máquinas",
+    "policies"): a term is listed in the singular, and notes write it either way."""
+    out = [word]
+    if len(word) > 3 and word.endswith("s"):
+        out.append(word[:-1])
+        if word.endswith("es"):
+            out.append(word[:-2])
+        if word.endswith("ies"):
+            out.append(word[:-3] + "y")
+    return tuple(out)
+
+
+def _same_word(written: str, listed: str) -> bool:
+    """A phrase's word as written matches the listed one, or its plural ("release
+    candidates" is a release candidate, "bases de datos" a "base de datos")."""
+    return written == listed or listed in _singulars(written)
 
 
 def term_counts(text: str) -> dict[str, int]:
