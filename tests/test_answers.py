@@ -646,6 +646,10 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "The beta milestone slipped to September 29.",
         "The trial was extended by two weeks.",
         "Go-live postponed to 6 July.",
+        "Noor Hassan took over the recommendations service.",
+        "Today was Diego Sosa's last day.",
+        "Cambiamos la sonda de humedad del lote PVT.",
+        "Migramos el backend de Heroku a Hetzner.",
     ],
 )
 def test_words_telling_of_a_change(text):
@@ -784,3 +788,18 @@ def test_a_memory_corrected_on_another_point_still_answers_the_shape_it_holds(me
     # ... while the question the correction answers gets the correction
     kept = memory.search("how long are the field-bags rosbags kept?")
     assert kept.best.leaf_id != old
+
+
+def test_a_later_hand_over_answers_who_owns_it(memory):
+    """ "took over" tells of a change as "now" does: the owner before it is history."""
+    save_all(memory, FILLER)
+    old, new = save_all(
+        memory,
+        [
+            ("2026-03-02", "Ravi owns the OCR pipeline and is the first reviewer for its PRs."),
+            ("2026-07-14", "From July Noor takes over as owner of the OCR pipeline."),
+        ],
+    )
+    result = memory.search("who owns the OCR pipeline now?")
+    assert not result.ambiguous and not result.not_found
+    assert [h.leaf_id for h in result.hits[:2]] == [new, old]

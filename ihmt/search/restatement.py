@@ -274,7 +274,12 @@ _CHANGE_RE = re.compile(
     r"raised|lowered|increased|reduced|resized|renamed|replaced|changed|instead|from now on|"
     r"cut to|down to|extended|shortened|postponed|pushed back|brought forward|slipped|"
     r"since|(?<!last )updated|ahora|ya|ya no|pasa a|pasó a|cambiad[oa]|cambió|movid[oa]|"
-    r"sustituid[oa]|actualizad[oa]s?|actualizó|actualizamos|se mudó)(?![\w-])",
+    r"sustituid[oa]|actualizad[oa]s?|actualizó|actualizamos|se mudó|"
+    # hand-overs and retirements, and the Spanish past tenses of the verbs above
+    r"took over|takes over|handed over|hands over|stepped (?:back|down)|last day|retired|"
+    r"decommissioned|deprecated|dropped|rescheduled|delayed|revised|cambiamos|cambiaron|"
+    r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
+    r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa])(?![\w-])",
     re.IGNORECASE,
 )
 
