@@ -98,3 +98,38 @@ def test_last_season_or_year_is_a_time_gone_by(question, months):
 def test_a_season_named_as_a_thing_is_no_time_gone_by():
     assert not asks_history("which laptop do I use for the summer school?")
     assert not asks_history("how long is the winter break?")
+
+
+@pytest.mark.parametrize(
+    ("question", "history"),
+    [
+        ("what time did the nightly build use to run?", True),
+        ("what do we use to deploy?", False),
+        ("what settings did we use to stop the crackling?", False),
+        ("which Flutter version did the app launch with?", True),
+        ("which Django version was the project started on?", True),
+        ("who helps newcomers get started on the CLI?", False),
+        ("when was the audit first booked?", True),
+        ("what's the first step of the runbook?", False),
+        ("where was Luis living when he joined the team?", True),
+        ("who was the tech lead when the contract started?", True),
+        ("how was it fixed when watering started sixty minutes late?", False),
+        ("which neighbourhood did Ada live in when she was still in Madrid?", True),
+        ("what was the DB address back when we were on Cloud SQL?", True),
+        ("which ticket asks to turn the check back on?", False),
+    ],
+)
+def test_an_earlier_state_asked_in_other_words(question, history):
+    assert asks_history(question) is history
+
+
+def test_a_month_with_early_or_late_before_it_sets_the_question_in_that_month():
+    assert months_asked("what firmware was the fleet on in late May?") == {5}
+    assert months_asked("¿qué versión había a principios de marzo?") == {3}
+
+
+def test_use_to_gives_way_to_a_plainer_cue_for_where_the_subject_ends():
+    from ihmt.search.intent import history_cue_at
+
+    question = "What did we use to run terraform plans before GitHub Actions?"
+    assert history_cue_at(question) == question.index("before")

@@ -46,10 +46,33 @@ _HISTORY_RE = re.compile(
     # "last autumn", "el verano pasado", "last year": a time gone by
     r"|(?<![a-z])last\s+(?:spring|summer|autumn|fall|winter|year)(?![a-z])"
     r"|(?<![a-z])(?:el|la)\s+(?:primavera|verano|otono|invierno|ano)\s+pasad[oa](?![a-z])"
+    # "back when it ran on EC2"; "when she still lived in Montevideo"
+    r"|(?<![a-z])back\s+when(?![a-z])"
+    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:(?:was|were)\s+still|still\s+[a-z]+ed)(?![a-z])"
+    # "when he joined the team", "when the contract started?", "when I first started on"
+    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started)"
+    r"(?=\s*(?:[?.!]|$)|\s+(?:on|at|in|the|here|there|working)(?![a-z]))"
+    # "which Flutter version did Espiga launch with?", "what time did the nightly build use to
+    # run?": only after "did" (see _AFTER_DID), and "use to" only before a verb of how things
+    # went ("did we use to stop the crackling" uses something in order to)
+    r"|(?<![a-z])(?:start|launch|begin)\s+(?:on|with)(?![a-z])"
+    r"|(?<![a-z])use\s+to\s+(?:be|run|start|happen|live|work|take|cost|go|come|ship|end|finish"
+    r"|last|meet|open|close)(?![a-z])"
+    r"|(?<![a-z])(?:started|launched|began)\s+(?:on|with)(?![a-z])"
+    # "when was the TÜV audit first booked?", "what storage were we first planning": with a
+    # verb in the past (see _FIRST_PAST_RE)
+    r"|(?<![a-z])first\s+[a-z]+(?:ed|ing)(?![a-z])"
 )
+# cues that ask about before only in a question already in the past
+_AFTER_DID = re.compile(r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+")
+_DID_RE = re.compile(r"(?<![a-z])did(?![a-z])")
+_FIRST_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
-_IN_MONTH_RE = re.compile(r"(?<![a-z])(?:in|during|en|durante)\s+([a-z]{3,10})(?![a-z])")
+_IN_MONTH_RE = re.compile(
+    r"(?<![a-z])(?:(?:in|during|en|durante)\s+(?:(?:early|late|mid)[\s-]+)?"
+    r"|a\s+(?:principios|finales|mediados)\s+de\s+)([a-z]{3,10})(?![a-z])"
+)
 _PAST_VERBS = "was|were|did|had|era|eran|estaba|fue|tenia"
 _PAST_VERB_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r")(?![a-z])")
 
@@ -76,13 +99,28 @@ def _history_cues(folded: str) -> list[re.Match[str]]:
     return [
         match
         for match in _HISTORY_RE.finditer(folded)
-        if past
-        or match.group(0) not in ("before", "antes")
-        or not (
-            _BEFORE_ACTION_RE.match(folded, match.end())
-            or (match.group(0) == "before" and _BEFORE_PRESENT_RE.match(folded, match.end()))
+        if _in_context(folded, match)
+        and (
+            past
+            or match.group(0) not in ("before", "antes")
+            or not (
+                _BEFORE_ACTION_RE.match(folded, match.end())
+                or (match.group(0) == "before" and _BEFORE_PRESENT_RE.match(folded, match.end()))
+            )
         )
     ]
+
+
+def _in_context(folded: str, match: re.Match[str]) -> bool:
+    """ "use to", "start on" ask about before only after "did" ("what do we use to deploy?"
+    asks about now); "first booked", "started on" only in a question in the past ("who helps
+    newcomers get started on the CLI?" asks about now)."""
+    cue = match.group(0)
+    if _AFTER_DID.fullmatch(cue):
+        return bool(_DID_RE.search(folded, 0, match.start()))
+    if cue.startswith(("first", "started", "launched", "began")):
+        return bool(_FIRST_PAST_RE.search(folded))
+    return True
 
 
 def asks_history(text: str) -> bool:
@@ -137,6 +175,9 @@ def history_cue_at(text: str) -> int:
     "before"), or -1. Folding keeps every character's position, so the index fits ``text``."""
     folded = fold(text or "")[:2000]
     cues = _history_cues(folded)
+    # "what did we use to run plans before X": "use to" is a cue only when nothing else is,
+    # and the subject ("plans") follows it
+    cues = [c for c in cues if not _AFTER_DID.fullmatch(c.group(0))] or cues
     return cues[0].start() if cues and len(folded) == len(text or "") else -1
 
 
