@@ -650,6 +650,9 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "Today was Diego Sosa's last day.",
         "Cambiamos la sonda de humedad del lote PVT.",
         "Migramos el backend de Heroku a Hetzner.",
+        "Starting with 5.14, code freeze is Thursday at noon.",
+        "A partir del lunes el daily pasa a las 9:15.",
+        "From June Pablo Ruiz joins Sergio on clause extraction.",
     ],
 )
 def test_words_telling_of_a_change(text):

@@ -279,7 +279,15 @@ _CHANGE_RE = re.compile(
     r"took over|takes over|handed over|hands over|stepped (?:back|down)|last day|retired|"
     r"decommissioned|deprecated|dropped|rescheduled|delayed|revised|cambiamos|cambiaron|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
-    r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa])(?![\w-])",
+    r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
+    # a rule that starts applying at some point: "Starting with 5.14, code freeze is ...",
+    # "as of June", "a partir del lunes", "from next sprint"
+    r"starting (?:with|from|on|in|next|this|today|tomorrow)|as of|going forward|"
+    r"a partir de|en adelante|from (?:next|this) (?:week|month|sprint|release|year|quarter)|"
+    r"from (?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|monday|tuesday|wednesday|thursday|friday)|desde (?:enero|febrero|marzo|abril"
+    r"|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|el lunes|el martes"
+    r"|el miércoles|el jueves|el viernes))(?![\w-])",
     re.IGNORECASE,
 )
 
