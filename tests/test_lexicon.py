@@ -141,13 +141,23 @@ def test_a_tool_named_after_its_job_is_the_job(tool, doing):
     assert set(terms(tool)) == set(terms(doing))
 
 
-def test_which_formatter_finds_the_note_that_says_formatted_with(tmp_path):
+def first_hit(tmp_path, notes: list[str], question: str) -> str:
+    """The content of the first hit for ``question`` in a new memory holding ``notes``."""
     memory = IHMT.initialize(tmp_path / "m")
-    memory.save("The user wants code formatted with black (line length 100) plus isort.")
-    memory.save("Logs go to journald; the JSON log handler was dropped in June.")
-    memory.save("Line length for the docs site is 80; the docs build runs nightly.")
-    result = memory.search("which formatter do we use?")
-    assert result.hits and "black" in result.hits[0].content, result
+    for note in notes:
+        memory.save(note)
+    result = memory.search(question)
+    assert result.hits, result
+    return result.hits[0].content
+
+
+def test_which_formatter_finds_the_note_that_says_formatted_with(tmp_path):
+    notes = [
+        "The user wants code formatted with black (line length 100) plus isort.",
+        "Logs go to journald; the JSON log handler was dropped in June.",
+        "Line length for the docs site is 80; the docs build runs nightly.",
+    ]
+    assert "black" in first_hit(tmp_path, notes, "which formatter do we use?")
 
 
 def test_an_english_question_finds_the_spanish_note_first(tmp_path):
@@ -229,9 +239,9 @@ def test_a_place_is_one_term_in_both_languages(spanish, english):
 
 
 def test_a_spanish_question_finds_the_english_note_about_a_city(tmp_path):
-    memory = IHMT.initialize(tmp_path / "m")
-    memory.save("Catalina visits the institute in Lisbon from 7 to 18 September.")
-    memory.save("Catalina reviews the thesis drafts every Friday.")
-    memory.save("The September release ships on the 18th.")
-    result = memory.search("¿Cuándo viaja Catalina a Lisboa?")
-    assert result.hits and "Lisbon" in result.hits[0].content, result
+    notes = [
+        "Catalina visits the institute in Lisbon from 7 to 18 September.",
+        "Catalina reviews the thesis drafts every Friday.",
+        "The September release ships on the 18th.",
+    ]
+    assert "Lisbon" in first_hit(tmp_path, notes, "¿Cuándo viaja Catalina a Lisboa?")
