@@ -2,7 +2,7 @@
 
 The default embedding model of the semantic extra (all-MiniLM-L6-v2) reads English: a Spanish
 memory gets a vector close to nothing an English question asks. The vocabulary layer already
-knows the English word for some 48,000 Spanish forms (lexicon_table.py); a gloss puts those
+knows the English word for some 56,000 Spanish forms (lexicon_table.py); a gloss puts those
 words in place of the Spanish ones, drops Spanish function words, turns question words into
 English ones and keeps everything else (names, identifiers, numbers) as written. The result
 is no translation, but a model reading it meets the words an English note would use.

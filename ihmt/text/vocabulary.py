@@ -8,7 +8,7 @@ scan would match, every summary above it matches too.
 Five steps, each small and predictable rather than clever:
 1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
 2. Spanish -> English: a short hand-picked glossary ("contraseña" -> "password"), then the
-   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about 48,000 inflected
+   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about 56,000 inflected
    forms, "desactivó" -> "disable"), so an English question finds a Spanish note;
 3. a light stemmer for English and Spanish inflections: plurals, -ed, -ing and the Spanish
    -ción / English -tion pair. It only has to map related forms to one key, not to a word:
