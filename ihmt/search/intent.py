@@ -66,6 +66,8 @@ _HISTORY_RE = re.compile(
 # cues that ask about before only in a question already in the past
 _AFTER_DID = re.compile(r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+")
 _DID_RE = re.compile(r"(?<![a-z])did(?![a-z])")
+# ... and cues that do only with a verb in the past somewhere in it
+_IN_PAST = re.compile(r"first\s+[a-z]+(?:ed|ing)|(?:started|launched|began)\s+(?:on|with)")
 _FIRST_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
@@ -118,7 +120,7 @@ def _in_context(folded: str, match: re.Match[str]) -> bool:
     cue = match.group(0)
     if _AFTER_DID.fullmatch(cue):
         return bool(_DID_RE.search(folded, 0, match.start()))
-    if cue.startswith(("first", "started", "launched", "began")):
+    if _IN_PAST.fullmatch(cue):
         return bool(_FIRST_PAST_RE.search(folded))
     return True
 
