@@ -51,6 +51,7 @@ from .answer_type import (
 )
 from .bm25 import idf, score_counts
 from .clue import linked_name_terms
+from .counted import counted_terms, holds_count
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
 from .namesakes import first_names, namesakes
 from .navigator import Candidate, Navigator, stand_in
@@ -215,9 +216,13 @@ class SearchEngine:
         asked_thing = frozenset() if now else asked_attribute(query.text)
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
+        # "how many nodes": a number next to the thing counted, not any digit
+        counted = counted_terms(query.text) if as_question else frozenset()
 
         def states_shape(text: str) -> bool:
-            return bool(shapes) and holds_shape(text, shapes, subject)
+            return (
+                bool(shapes) and holds_shape(text, shapes, subject) and holds_count(text, counted)
+            )
 
         # a memory corrected on something else than what is asked still answers it
         untouched = self._untouched_by_correction(candidates, asked_thing, time, states_shape)
@@ -251,14 +256,14 @@ class SearchEngine:
         if names or settings:
             ranked = _prefer_named(ranked, names + settings)
         if shapes:
-            ranked = self._prefer_shape(ranked, shapes, subject)
+            ranked = self._prefer_shape(ranked, shapes, subject, counted)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, links, history)
         answers_shape = None
         if shapes:
 
             def answers_shape(cand) -> bool:
-                return holds_shape(self._content_of(cand), shapes, subject)
+                return states_shape(self._content_of(cand))
 
             def new_value(text: str, earlier: str) -> bool:
                 return holds_new_value(text, earlier, shapes, subject)
@@ -526,7 +531,9 @@ class SearchEngine:
 
         return find_earlier(ranked, query, full_idf, self._content_of, descend, rarity)
 
-    def _prefer_shape(self, cands: list, shapes, subject: frozenset[str]) -> list:
+    def _prefer_shape(
+        self, cands: list, shapes, subject: frozenset[str], counted: frozenset[str] = frozenset()
+    ) -> list:
         """Among the leading candidates, one holding the shape of answer asked for (a port, a
         time of day, a version of the subject) goes ahead of one that only names the subject."""
         strict = strict_shapes(shapes)
@@ -535,7 +542,12 @@ class SearchEngine:
         # memory holding a time but few of the words asked is no answer to "what time is X"
         fit = SHAPE_FIT * max((c.coverage for c in window), default=0.0)
         for cand in window:
-            if cand.coverage >= fit and holds_shape(self._content_of(cand), shapes, subject):
+            text = self._content_of(cand)
+            if (
+                cand.coverage >= fit
+                and holds_shape(text, shapes, subject)
+                and holds_count(text, counted)
+            ):
                 cand.adjusted *= SHAPE_BOOST
             # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
             # +34 ..." answers "Luis Ortega's phone number" though it shares only the name
