@@ -17,6 +17,7 @@ SHAPE_WORDS = {
     "date": "a date",
     "version": "a version",
     "number": "a number",
+    "duration": "a span of time",
     "size": "a memory or disk size",
     "birthday": "a birthday",
     "username": "a user name",

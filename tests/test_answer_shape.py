@@ -7,6 +7,9 @@ that do match, one holding the shape goes first.
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -44,6 +47,8 @@ TEAM = [
         ("when is the launch?", "date"),
         ("¿cuándo es la reunión?", "date"),
         ("how many replicas run in production?", "number"),
+        ("how long does the CI test job take now?", "duration"),
+        ("¿cuánto tarda el build de iris_nav?", "duration"),
         ("when is Marta's birthday?", "birthday"),
         ("what's Andrés's GitHub username?", "username"),
         ("what does Raúl charge for the August cover?", "price"),
@@ -330,6 +335,48 @@ def test_the_memory_holding_the_time_asked_for_ranks_first(memory, monkeypatch):
     assert order()[0] == ids[-1]
     monkeypatch.setattr(engine, "SHAPE_BOOST", 1.0)
     assert order()[0] == ids[-2]
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("The CI test job takes about 5 minutes.", True),
+        ("Logs are kept 30d, then deleted.", True),
+        ("Los backups se guardan 14 días.", True),
+        ("The restore took about an hour.", True),
+        ("Lobby join codes are 6 characters.", True),  # how long is a code: a length
+        ("The CI test job runs on ci-runner-03 with 4 vCPU.", False),
+    ],
+)
+def test_a_span_of_time_is_held_with_its_unit(text, held):
+    shapes = shapes_asked("how long does the CI test job take?")
+    assert [s.name for s in shapes] == ["duration"]
+    assert holds_shape(text, shapes) is held
+
+
+def test_the_memory_giving_how_long_ranks_first(memory, monkeypatch):
+    import ihmt.search.answer_type as answer_type
+
+    ids = save_all(
+        memory,
+        [
+            *TEAM[:4],
+            ("2026-03-07", "The CI test job runs on ci-runner-03 since March 2."),
+            ("2026-03-08", "After the cache fix the CI test job takes about 5 minutes per push."),
+        ],
+    )
+
+    def first() -> str:
+        return memory.search("how long is the CI test job?").hits[0].leaf_id
+
+    assert first() == ids[-1]
+    # read as any number, the digits of the shorter memory would hold it too, and it wins
+    loose = [
+        dataclasses.replace(s, holds=re.compile(r"\d")) if s.name == "duration" else s
+        for s in answer_type.SHAPES
+    ]
+    monkeypatch.setattr(answer_type, "SHAPES", tuple(loose))
+    assert first() == ids[-2]
 
 
 # ------------------------------------------------- a later memory changing the value asked

@@ -339,9 +339,28 @@ SHAPES: tuple[AnswerShape, ...] = (
         personal=True,
     ),
     AnswerShape(
+        "duration",
+        # "how long does the CI job take?", "how long do we keep the logs?": a span of time (or,
+        # "how long are the join codes?", a length), which a memory states with its unit; a
+        # bare digit ("runs on ci-03") is none
+        _cue(r"how long|cuanto tiempo|cuanto tarda|cuanto dura|cuantos dias|durante cuanto"),
+        re.compile(
+            r"(?i:(?<![\w.])(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten"
+            r"|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|half an?|a few|several|un|una"
+            r"|dos|tres|cuatro|cinco|seis|siete|ocho|diez|doce|quince|veinte|treinta|media)"
+            r"[\s-]?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|nights?|weeks?|wks?"
+            r"|months?|years?|yrs?|segundos?|minutos?|horas?|dias?|días?|noches?|semanas?|mes|meses"
+            r"|años?|anos?|characters?|chars?|digits?|lines?|words?|pages?|caracteres|digitos"
+            r"|dígitos|lineas|líneas|palabras|paginas|páginas)\b)"
+            r"|(?i:\b(?:overnight|forever|indefinitely|a fortnight|media hora|ttl)\b)"
+            r"|(?<![\w.])\d+[smhdwy](?![\w.])"
+        ),
+        False,
+    ),
+    AnswerShape(
         "number",
         _cue(
-            r"how many|how much|how long|how big|how large|how old|how often|how fast|what size"
+            r"how many|how much|how big|how large|how old|how often|how fast|what size"
             r"|which size|what percentage|what share|cuantos|cuantas|cuanto|cuanta|que tamano"
             r"|cada cuanto"
         ),
@@ -404,6 +423,9 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         # ... and the things it counts are not the answer either: "how many bytes of the IP
         # does Matomo anonymize?" is answered by a number, not by an address
         found = [shape for shape in found if shape.name not in _COUNTED]
+    if any(shape.name == "duration" for shape in found):
+        # "¿cuánto tarda?": the span of time is the number asked, any digit is not
+        found = [shape for shape in found if shape.name != "number"]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
         found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
     return tuple(shape for shape in SHAPES if shape in found)
