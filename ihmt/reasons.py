@@ -18,6 +18,7 @@ SHAPE_WORDS = {
     "version": "a version",
     "number": "a number",
     "duration": "a span of time",
+    "frequency": "how often",
     "size": "a memory or disk size",
     "birthday": "a birthday",
     "username": "a user name",

@@ -49,6 +49,8 @@ TEAM = [
         ("how many replicas run in production?", "number"),
         ("how long does the CI test job take now?", "duration"),
         ("¿cuánto tarda el build de iris_nav?", "duration"),
+        ("how often does the bike-share DAG run?", "frequency"),
+        ("¿cada cuánto se prueba el failover?", "frequency"),
         ("when is Marta's birthday?", "birthday"),
         ("what's Andrés's GitHub username?", "username"),
         ("what does Raúl charge for the August cover?", "price"),
@@ -351,6 +353,23 @@ def test_the_memory_holding_the_time_asked_for_ranks_first(memory, monkeypatch):
 def test_a_span_of_time_is_held_with_its_unit(text, held):
     shapes = shapes_asked("how long does the CI test job take?")
     assert [s.name for s in shapes] == ["duration"]
+    assert holds_shape(text, shapes) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("The bike-share DAG runs every 15 minutes.", True),
+        ("Desde noviembre las releases son mensuales.", True),
+        ("The backup runs nightly at 02:00.", True),
+        ("Failover drill twice a year.", True),
+        ("Schedule: cron 0 3 * * 1.", True),
+        ("The bike-share DAG runs on airflow-02 since 2024.", False),
+    ],
+)
+def test_a_rate_is_held_and_a_digit_alone_is_not(text, held):
+    shapes = shapes_asked("how often does the bike-share DAG run?")
+    assert [s.name for s in shapes] == ["frequency"]
     assert holds_shape(text, shapes) is held
 
 
@@ -871,7 +890,7 @@ def test_a_time_a_date_or_an_image_tag_is_no_port(text, port):
 )
 def test_a_count_a_share_or_how_often_something_costs_asks_for_no_price(question):
     names = {shape.name for shape in shapes_asked(question)}
-    assert "price" not in names and "number" in names
+    assert "price" not in names and names & {"number", "frequency"}
     assert "price" in {shape.name for shape in shapes_asked("how much does the Pro plan cost?")}
 
 

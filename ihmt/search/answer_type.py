@@ -358,11 +358,27 @@ SHAPES: tuple[AnswerShape, ...] = (
         False,
     ),
     AnswerShape(
+        "frequency",
+        # "how often does the backup run?": a rate ("every 6 hours", "nightly", "twice a week",
+        # "cada 15 minutos", "mensuales"), which a bare digit in a host name is not
+        _cue(r"how often|how frequently|cada cuanto|con que frecuencia|cuantas veces"),
+        re.compile(
+            r"(?i:\b(?:every|each|per|once|twice|thrice|cada|por)\b"
+            r"|\b(?:hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly"
+            r"|annually|weekdays?|weekends?|diari[oa]s?|semanal(?:es|mente)?|quincenal(?:es)?"
+            r"|mensual(?:es|mente)?|trimestral(?:es)?|anual(?:es|mente)?|nocturn[oa]s?"
+            r"|a diario|(?:a|an|one|two|three) times?)\b"
+            r"|\b\d+\s?(?:x|times|veces)\b|\b(?:a|an|al|a la)\s(?:day|week|month|year|hour|dia"
+            r"|semana|mes|ano|año|hora)\b|/(?:day|week|month|h|hr|d)\b"
+            r"|\bcron\b|(?<![\w.])[\d*/,-]+(?:\s[\d*/,-]+){4}(?![\w.]))"
+        ),
+        False,
+    ),
+    AnswerShape(
         "number",
         _cue(
-            r"how many|how much|how big|how large|how old|how often|how fast|what size"
+            r"how many|how much|how big|how large|how old|how fast|what size"
             r"|which size|what percentage|what share|cuantos|cuantas|cuanto|cuanta|que tamano"
-            r"|cada cuanto"
         ),
         re.compile(r"\d|(?i:\b(?:" + _NUMBER_WORDS + r")\b)"),
         False,
@@ -423,7 +439,7 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         # ... and the things it counts are not the answer either: "how many bytes of the IP
         # does Matomo anonymize?" is answered by a number, not by an address
         found = [shape for shape in found if shape.name not in _COUNTED]
-    if any(shape.name == "duration" for shape in found):
+    if any(shape.name in ("duration", "frequency") for shape in found):
         # "¿cuánto tarda?": the span of time is the number asked, any digit is not
         found = [shape for shape in found if shape.name != "number"]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
