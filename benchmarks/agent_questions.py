@@ -142,6 +142,13 @@ SETS = {
     # Carlos), a Mexico City freelance audio-plugin developer working with a contractor of her
     # own first name (two Andreas), a Madrid insurer's claims-fraud ML team (two Javiers)
     "blind23": ["sangabriel", "cenote", "siniestros"],
+    # twentieth session (2026-12-04), written blind the same way and committed before their
+    # first run, which measures the code the session started from (5447cfd) and its final
+    # code: a Valencia agritech team's LoRaWAN soil sensors and citrus-irrigation service (two
+    # people named Lucía), a Montréal freelancer's Rust static-site generator and a Guatemala
+    # coffee cooperative's inventory app (two Pablos), a Seville online-courses company's
+    # video transcoding pipeline (two Rocíos)
+    "blind24": ["azahar", "tostadero", "fotograma"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
