@@ -19,6 +19,7 @@ SHAPE_WORDS = {
     "number": "a number",
     "duration": "a span of time",
     "frequency": "how often",
+    "person": "a person",
     "size": "a memory or disk size",
     "birthday": "a birthday",
     "username": "a user name",

@@ -50,6 +50,8 @@ TEAM = [
         ("how long does the CI test job take now?", "duration"),
         ("¿cuánto tarda el build de iris_nav?", "duration"),
         ("how often does the bike-share DAG run?", "frequency"),
+        ("who owns billing-service now?", "person"),
+        ("¿quién lleva ahora el servicio de checkout?", "person"),
         ("¿cada cuánto se prueba el failover?", "frequency"),
         ("when is Marta's birthday?", "birthday"),
         ("what's Andrés's GitHub username?", "username"),
@@ -371,6 +373,40 @@ def test_a_rate_is_held_and_a_digit_alone_is_not(text, held):
     shapes = shapes_asked("how often does the bike-share DAG run?")
     assert [s.name for s in shapes] == ["frequency"]
     assert holds_shape(text, shapes) is held
+
+
+def test_someone_asked_for_is_a_given_name_the_question_does_not_use():
+    question = "who does Irene hand billing-service to?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert [s.name for s in shapes] == ["person"]
+    assert holds_shape("Irene hands billing-service to Luis Ortega in May.", shapes, subject)
+    # Irene is who the question is about, Kubernetes no person
+    assert not holds_shape("Irene's billing-service runs on Kubernetes.", shapes, subject)
+
+
+def test_the_memory_naming_someone_answers_who(memory, monkeypatch):
+    import ihmt.search.answer_type as answer_type
+
+    ids = save_all(
+        memory,
+        [
+            *TEAM[2:6],
+            (
+                "2026-03-07",
+                "Sofía Lamas owns the recommendations service and its batch jobs since the reorg.",
+            ),
+            ("2026-03-08", "The team that owns the recommendations service keeps a runbook."),
+        ],
+    )
+
+    def first() -> str:
+        return memory.search("who owns the recommendations service?").hits[0].leaf_id
+
+    # the later, shorter memory wins on the words alone; only the earlier one names someone
+    assert first() == ids[-2]
+    # a question opening with "who" asked for no shape before
+    monkeypatch.setattr(answer_type, "_OPENING_WHO", re.compile(r"(?!)"))
+    assert first() == ids[-1]
 
 
 def test_the_memory_giving_how_long_ranks_first(memory, monkeypatch):

@@ -20,8 +20,10 @@ one linear scan each.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..text.given_names import GIVEN_NAMES
 from ..text.reply import split_reply
 from ..text.tokenize import fold, terms
 from .unknown_names import CALENDAR_WORDS
@@ -77,6 +79,9 @@ class AnswerShape:
     # in a long text the value must sit close to the name ("Contact: Sofía Novoa, +34 …"), or
     # it is someone else's
     personal: bool = False
+    # a person's given name ("who owns billing?" -> "Irene owns it"): a capitalised word
+    # counts only when it is one (ihmt/text/given_names.py) and not someone the question names
+    people: bool = False
 
 
 def _cue(pattern: str) -> re.Pattern[str]:
@@ -375,6 +380,15 @@ SHAPES: tuple[AnswerShape, ...] = (
         False,
     ),
     AnswerShape(
+        "person",
+        # "who owns the recommendations service?", "¿quién lleva la contabilidad?": someone,
+        # named; "the person who approved" inside a longer question asks it too
+        _cue(r"who|whom|who's|quien|quienes"),
+        re.compile(r"(?<![\w.@/-])[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{1,20}(?![\w@-])"),
+        False,
+        people=True,
+    ),
+    AnswerShape(
         "number",
         _cue(
             r"how many|how much|how big|how large|how old|how fast|what size"
@@ -394,6 +408,7 @@ _DATE = "date"
 
 # A question opening with "who", "where" or "why" asks for a person, a place or a reason,
 # whatever else it mentions ("who signs off when the parts cost goes up?")
+_OPENING_WHO = re.compile(r"^\W*(?:who|whom|quien|quienes)(?![a-z])")
 _OPENING_OTHER = re.compile(
     r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que)(?![a-z])"
 )
@@ -431,7 +446,10 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     text = (question or "")[:2000]
     folded = fold(text)
     if _OPENING_OTHER.search(folded):
-        return ()
+        # "who owns billing?" asks for someone; "where", "why" for no value of a shape
+        return (
+            tuple(shape for shape in SHAPES if shape.people) if _OPENING_WHO.search(folded) else ()
+        )
     found = [shape for shape in SHAPES if shape.asks.search(folded)]
     if _SOFTWARE_PORT.search(folded) and not _NETWORK_PORT.search(folded):
         found = [shape for shape in found if shape.name != "port"]
@@ -467,12 +485,12 @@ def holds_shape(
         # a captured reply: "3.12, we upgraded in January" answers "Which Python version
         # should I target?", so its values are about what the question names (and a reply
         # may start with its value, which a line of notes would not)
-        if any(shape.holds.search(f" {answer}") for shape in shapes):
+        if any(_found(shape, f" {answer}", subject) for shape in shapes):
             return True
     for shape in shapes:
         personal = shape.personal and len(text) > PERSONAL_TEXT
         if not (shape.near_subject or personal) or not subject:
-            if shape.holds.search(text):
+            if _found(shape, text, subject):
                 return True
             continue
         before, after = (PERSONAL_BEFORE, PERSONAL_AFTER) if personal else (NEAR_BEFORE, NEAR_AFTER)
@@ -488,6 +506,23 @@ def holds_shape(
             ):
                 return True
     return not shapes
+
+
+def _values(
+    shape: AnswerShape, text: str, subject: frozenset[str] | set[str] = frozenset()
+) -> Iterator[re.Match[str]]:
+    """The values of ``shape`` in ``text``; for people, only given names the question does
+    not name itself ("who does Marta report to?" is not answered by Marta)."""
+    for match in shape.holds.finditer(text):
+        if shape.people:
+            word = match.group()
+            if fold(word) not in GIVEN_NAMES or subject.intersection(terms(word)):
+                continue
+        yield match
+
+
+def _found(shape: AnswerShape, text: str, subject: frozenset[str] | set[str]) -> bool:
+    return next(_values(shape, text, subject), None) is not None
 
 
 # the product a version number belongs to is written right before it: "Solr 8.11.2",
@@ -619,7 +654,7 @@ def holds_new_value(
     (case aside): a new URL, host or version rather than the one already stated."""
     seen = earlier[:20000].casefold()
     for shape in shapes:
-        for match in shape.holds.finditer(text[:4000]):
+        for match in _values(shape, text[:4000], subject):
             value = match.group().strip(".,;:'\"`")
             if not value or value.casefold() in seen:
                 continue

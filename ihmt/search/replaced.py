@@ -52,7 +52,7 @@ def value_shapes(text: str) -> frozenset[str]:
 # an older note of the same machine. Answer shapes only for NOT FOUND (search/answer_type.py).
 # A span of time ("for 2 weeks", "takes 5 minutes") is as common in a note's telling and is
 # not compared either (measured: compared, it moved pointers both ways on the agent corpora)
-_NOT_COMPARED = frozenset({"size", "duration", "frequency"})
+_NOT_COMPARED = frozenset({"size", "duration", "frequency", "person"})
 
 
 def choose_replaced(
