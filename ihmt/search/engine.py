@@ -217,7 +217,7 @@ class SearchEngine:
         shapes = shapes_asked(query.text) if as_question else ()
         subject = subject_terms(query.text) if shapes else frozenset()
         # "how many nodes": a number next to the thing counted, not any digit
-        counted = counted_terms(query.text) if as_question else frozenset()
+        counted = counted_terms(query.text) if shapes else frozenset()
 
         def states_shape(text: str) -> bool:
             return (
@@ -256,7 +256,7 @@ class SearchEngine:
         if names or settings:
             ranked = _prefer_named(ranked, names + settings)
         if shapes:
-            ranked = self._prefer_shape(ranked, shapes, subject, counted)
+            ranked = self._prefer_shape(ranked, shapes, subject, states_shape)
         ranked = self._inject_facts(ranked, facts, query)
         ranked = self._pull_replacements(ranked, links, history)
         answers_shape = None
@@ -532,22 +532,18 @@ class SearchEngine:
         return find_earlier(ranked, query, full_idf, self._content_of, descend, rarity)
 
     def _prefer_shape(
-        self, cands: list, shapes, subject: frozenset[str], counted: frozenset[str] = frozenset()
+        self, cands: list, shapes, subject: frozenset[str], states: Callable[[str], bool]
     ) -> list:
         """Among the leading candidates, one holding the shape of answer asked for (a port, a
-        time of day, a version of the subject) goes ahead of one that only names the subject."""
+        time of day, a version of the subject; ``states`` tells it from a text) goes ahead of
+        one that only names the subject."""
         strict = strict_shapes(shapes)
         window = cands[:SHAPE_WINDOW]
         # only a candidate about as much about the question as the best one may move up: a
         # memory holding a time but few of the words asked is no answer to "what time is X"
         fit = SHAPE_FIT * max((c.coverage for c in window), default=0.0)
         for cand in window:
-            text = self._content_of(cand)
-            if (
-                cand.coverage >= fit
-                and holds_shape(text, shapes, subject)
-                and holds_count(text, counted)
-            ):
+            if cand.coverage >= fit and states(self._content_of(cand)):
                 cand.adjusted *= SHAPE_BOOST
             # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
             # +34 ..." answers "Luis Ortega's phone number" though it shares only the name

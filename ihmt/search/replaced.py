@@ -50,8 +50,9 @@ def value_shapes(text: str) -> frozenset[str]:
 # a machine's memory or disk size is part of how a note describes the machine ("CX32, 4 vCPU,
 # 8 GB RAM"), not the value a correction is about: compared, it moved a `replaces` pointer to
 # an older note of the same machine. Answer shapes only for NOT FOUND (search/answer_type.py).
-# A span of time ("for 2 weeks", "takes 5 minutes") is as common in a note's telling and is
-# not compared either (measured: compared, it moved pointers both ways on the agent corpora)
+# Spans of time ("for 2 weeks"), rates ("every night") and people's names are as common in a
+# note's telling and are not compared either (measured for spans: compared, they moved
+# pointers both ways on the agent corpora)
 _NOT_COMPARED = frozenset({"size", "duration", "frequency", "person"})
 
 
