@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 
 from ihmt.text.stopwords import is_stopword
+from ihmt.text.unicode_classes import classes
 from ihmt.text.vocabulary import normalize, phrase_abbreviations
 
 MAX_TOKEN_CHARS = 64
@@ -56,20 +57,6 @@ _LANG_SUFFIXES |= {letter: ("#",) for letter in "FJQfjq"}
 _LANG_SUFFIX_RE = re.compile(r"(?:\+\+|#)(?![\w+#])")
 
 
-def _ranges_to_class(codepoints: list[int]) -> str:
-    """Compact regex character-class body for a sorted list of code points."""
-    parts: list[str] = []
-    start = prev = -2
-    for cp in codepoints + [-1]:
-        if cp == prev + 1:
-            prev = cp
-            continue
-        if start >= 0:
-            parts.append(f"\\U{start:08x}" if start == prev else f"\\U{start:08x}-\\U{prev:08x}")
-        start = prev = cp
-    return "".join(parts)
-
-
 # The word scanner of _tables() restricted to ASCII, where word characters are exactly
 # letters, digits and the underscore (no marks, no ideographs): the same tokens, no tables.
 _ASCII_SCANNER = re.compile(r"(?P<word>[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*)")
@@ -80,28 +67,14 @@ def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Build (format-char remover, word scanner) once, on first use.
 
     Python's ``\\w`` omits combining marks, which would cut Hindi or Thai words
-    apart, so the word class is built here: letters, digits, underscore and
-    marks, minus CJK ideographs (tokenized one by one). Everything above
-    U+20000 that matters is a fixed block, so only the lower planes are scanned.
+    apart, so a word character is ``\\w`` or a mark, minus CJK ideographs
+    (tokenized one by one). The marks and format characters come from
+    ``unicode_classes`` (kept per Unicode version: scanning every code point
+    would cost a hook 70 ms or more on its first non-ASCII text).
     """
-    formats: list[int] = []
-    chars = "".join(map(chr, range(0x20000)))
-    plain_word = re.compile(f"[^\\W{_HAN}]")
-    word = [m.start() for m in plain_word.finditer(chars)]
-    for cp, cat in enumerate(map(unicodedata.category, chars)):
-        if cat[0] == "M":
-            word.append(cp)  # marks are never \w, so no duplicates
-        elif cat == "Cf":
-            formats.append(cp)
-    word.sort()
-    word.extend(range(0xE0100, 0xE01F0))
-    formats.extend(range(0xE0001, 0xE0080))
-    format_re = re.compile(f"[{_ranges_to_class(formats)}]+")
-    # The regex engine tests BMP characters against a bitmap but walks astral
-    # ranges one by one, so astral ranges are only tried for astral characters.
-    bmp = _ranges_to_class([cp for cp in word if cp < 0x10000])
-    astral = _ranges_to_class([cp for cp in word if cp >= 0x10000])
-    word_char = f"(?:[{bmp}]|(?=[\\U00010000-\\U0010ffff])[{astral}])"
+    marks, formats = classes()
+    format_re = re.compile(f"[{formats}]+")
+    word_char = f"(?:[^\\W{_HAN}]|[{marks}])"
     scanner = re.compile(f"(?P<word>{word_char}+(?:[-.]{word_char}+)*)|(?P<han>[{_HAN}]+)")
     return format_re, scanner
 
