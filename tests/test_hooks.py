@@ -755,6 +755,9 @@ class _ScriptedMemory:
         self.asked.append(text)
         return self.results[text]
 
+    def term_weights(self, text, min_df=0):
+        return {}  # every word weighs the same
+
 
 def _result(text: str, hits: list, confidence: float, not_found: bool = False):
     from ihmt.models import SearchResult
@@ -888,3 +891,43 @@ def test_a_question_after_ok_gets_the_memory_that_answers_it(ws):
         assert memory.prompt_recall("ok thanks") == ""
     finally:
         memory.close()
+
+
+def test_a_prompt_asking_again_the_agents_question_gets_the_reply_however_weak_the_match():
+    from ihmt.loop import recall
+    from ihmt.text.reply import with_question
+
+    prompt = "how long do we let an ansible run go before killing it?"
+    asked = "How long can an ansible run take before we kill it?"
+    reply = _hit("m1", with_question("10 minutes", asked), 3.0, 0.2, ["ansibl", "run"])
+    memory = _ScriptedMemory({prompt: _result(prompt, [reply], 0.2)})  # under the 0.3 floor
+    assert "10 minutes" in recall.prompt_recall(memory, prompt)
+    # the same answer to a question sharing one word with the prompt: the floor decides
+    one_word = with_question("10 minutes", "And the ansible version?")
+    memory.results[prompt] = _result(prompt, [_hit("m1", one_word, 3.0, 0.2, ["ansibl"])], 0.2)
+    assert recall.prompt_recall(memory, prompt) == ""
+    # another person's question is theirs, not the agent's
+    theirs = with_question("10 minutes", asked, asker="Melanie")
+    memory.results[prompt] = _result(prompt, [_hit("m1", theirs, 3.0, 0.2, ["ansibl"])], 0.2)
+    assert recall.prompt_recall(memory, prompt) == ""
+    # a request for work with the question's words is no question
+    request = "make the ansible run take longer before we kill it"
+    memory.results[request] = _result(request, [reply], 0.2)
+    assert recall.prompt_recall(memory, request) == ""
+
+
+def test_a_named_prompt_asking_again_the_agents_question_gets_the_reply():
+    """The reply does not name the product the prompt names, so no memory is about it; the
+    agent's question it answers is the prompt's question all the same."""
+    from ihmt.loop import recall
+    from ihmt.text.reply import with_question
+
+    prompt = "Which Snowflake role does the CI job run as?"
+    assert recall.prompt_names(prompt) == ["Snowflake"]
+    asked = "Which role should the CI job run as in the warehouse?"
+    reply = _hit("m1", with_question("CI_TRANSFORMER", asked), 3.0, 0.4, ["role", "ci", "job"])
+    memory = _ScriptedMemory({prompt: _result(prompt, [reply], 0.4)})
+    assert "CI_TRANSFORMER" in recall.prompt_recall(memory, prompt)
+    statement = _hit("m2", "The CI job runs on the shared runners.", 3.0, 0.4, ["ci", "job"])
+    memory.results[prompt] = _result(prompt, [statement], 0.4)
+    assert recall.prompt_recall(memory, prompt) == ""

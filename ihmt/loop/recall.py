@@ -11,7 +11,10 @@ A prompt that names nothing gets memories when the best one covers a fair share 
 question about how things are: "which python version do we target?"); a request for work
 ("fix this test", "move staging to Postgres 17") needs a memory covering most of it. A
 prompt whose context comes before its question is asked again by the question alone; when
-neither reading is confident but both lead with one memory, that memory is shown.
+neither reading is confident but both lead with one memory, that memory is shown. A prompt
+that asks again what the agent once asked gets the user's reply however little of the prompt
+the reply's words cover ("which MSRV do we promise in the readme?" and "1.80", kept with the
+agent's "Which MSRV should the README promise?").
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ STRICT_COVERAGE = 0.5
 TOPIC_COVERAGE = 0.5  # a question's one shared word must carry this share of it
 RELATIVE_SCORE = 0.6  # further memories must score this share of the best one
 PROMPT_HITS = 3
+# a prompt asking again what the agent once asked gets the reply whatever its confidence: the
+# agent's question it keeps holds this share of the prompt's words by weight (calibrated on
+# benchmarks/hook_sessions.py)
+ASKED_BEFORE_SHARE = 0.3
 # a prompt that names something: a memory about it must hold this share of the weight of the
 # prompt's other words (each weighted by its rarity), and no memory about something else may
 # hold more (calibrated on benchmarks/hooks.py)
@@ -194,7 +201,34 @@ def _named_hits(result, text: str, names: list[str], weights: dict[str, float]) 
     return picked if lead in picked else [lead, *picked[: NAMED_HITS - 1]]
 
 
-def _confident_hits(result, text: str) -> list:
+def agents_question(content: str) -> str:
+    """The agent's question a captured reply keeps ("" for anything else). Another person's
+    question (``in reply to Melanie: …``) is theirs, not the agent's."""
+    _, question = split_reply(content)
+    return question if question and own_words(content) == content else ""
+
+
+def asks_again(question: str, text: str, weights: dict[str, float]) -> bool:
+    """Whether the prompt asks again the agent's ``question`` that a reply answered, so the
+    reply answers it however little of the prompt it covers: the question holds a fair share
+    of the prompt's words by weight, two at least ("which MSRV do we promise in the readme?"
+    and "Which MSRV should the README promise?" — "1.80"). Not an answer to the agent, not a
+    request for work."""
+    from .patterns import REQUEST
+
+    if not question or replies_to_agent(text) or REQUEST.search(after_acknowledgement(text)):
+        return False
+    asked = set(terms(text))
+    shared = asked & set(terms(question))
+    total = sum(weights.get(t, 1.0) for t in asked)
+    if len(shared) < MIN_CLAUSE_TERMS or total <= 0:
+        return False
+    return sum(weights.get(t, 1.0) for t in shared) / total >= ASKED_BEFORE_SHARE
+
+
+def _confident_hits(result, text: str, again: bool) -> list:
+    """The memories to show for a prompt that names nothing (module doc); ``again``: the best
+    one is a reply to the agent's question the prompt asks again (``asks_again``)."""
     from .patterns import REQUEST  # here: most prompts never get this far
 
     best = result.best
@@ -211,7 +245,7 @@ def _confident_hits(result, text: str) -> list:
     strict = one_word or REQUEST.search(after_acknowledgement(text))
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
-    if result.confidence < floor_confidence or best.coverage < floor_coverage:
+    if not again and (result.confidence < floor_confidence or best.coverage < floor_coverage):
         return []
     return [
         h
@@ -292,11 +326,17 @@ def _hits_for(memory, text: str, project: str):
     if result.best is None or result.not_found:
         return result, []
     names = prompt_names(text)
+    question = agents_question(result.best.content)
+    # a word no memory holds weighs as one a single memory holds: it tells no memory apart,
+    # and "went" for "go" must not outweigh the words the memories do hold
+    weights = memory.term_weights(text, min_df=1) if names or question else {}
+    again = asks_again(question, text, weights)
     if names:
-        # a word no memory holds weighs as one a single memory holds: it tells no memory
-        # apart, and "went" for "go" must not outweigh the words the memories do hold
-        return result, _named_hits(result, text, names, memory.term_weights(text, min_df=1))
-    return result, _confident_hits(result, text)
+        hits = _named_hits(result, text, names, weights)
+        # "which Snowflake role does CI run as?" and the reply "CI_TRANSFORMER" to the agent's
+        # "Which role should the CI job use in Snowflake?": the name is in the question kept
+        return result, hits or ([result.best] if again else [])
+    return result, _confident_hits(result, text, again)
 
 
 def prompt_recall(memory, prompt: str, project: str = "") -> str:
