@@ -931,3 +931,17 @@ def test_a_named_prompt_asking_again_the_agents_question_gets_the_reply():
     statement = _hit("m2", "The CI job runs on the shared runners.", 3.0, 0.4, ["ci", "job"])
     memory.results[prompt] = _result(prompt, [statement], 0.4)
     assert recall.prompt_recall(memory, prompt) == ""
+
+
+def test_once_the_best_memory_qualifies_the_next_two_come_along_however_weak():
+    from ihmt.loop.recall import prompt_recall
+
+    prompt = "which branch do we deploy to staging from?"
+    prod = _hit("m1", "Prod deploys go out from the release branch only.", 5.0, 0.5, ["deploy"])
+    staging = _hit("m2", 'develop (in reply to: "Which branch for stg?")', 1.0, 0.1, ["branch"])
+    far = _hit("m3", "The staging database is refreshed nightly.", 0.5, 0.1, ["stage"])
+    fourth = _hit("m4", "Branch names start with the ticket number.", 0.4, 0.1, ["branch"])
+    memory = _ScriptedMemory({prompt: _result(prompt, [prod, staging, far, fourth], 0.6)})
+    block = prompt_recall(memory, prompt)
+    assert "release branch" in block and "develop" in block and "refreshed nightly" in block
+    assert "ticket number" not in block  # three at most

@@ -38,7 +38,6 @@ RECALL_COVERAGE = 0.25
 STRICT_CONFIDENCE = 0.5  # ... for a request, or when the best memory holds one prompt word
 STRICT_COVERAGE = 0.5
 TOPIC_COVERAGE = 0.5  # a question's one shared word must carry this share of it
-RELATIVE_SCORE = 0.6  # further memories must score this share of the best one
 PROMPT_HITS = 3
 # a prompt asking again what the agent once asked gets the reply whatever its confidence: the
 # agent's question it keeps holds this share of the prompt's words by weight (calibrated on
@@ -247,11 +246,9 @@ def _confident_hits(result, text: str, again: bool) -> list:
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
     if not again and (result.confidence < floor_confidence or best.coverage < floor_coverage):
         return []
-    return [
-        h
-        for h in result.hits[:PROMPT_HITS]
-        if h is best or (h.score >= RELATIVE_SCORE * best.score and h.coverage >= RECALL_COVERAGE)
-    ]
+    # the answer is often the second or third match ("which branch deploys to staging?" finds
+    # the prod branch first): once the best one qualifies, the next ones come along
+    return result.hits[:PROMPT_HITS]
 
 
 def after_acknowledgement(text: str) -> str:
