@@ -1190,3 +1190,14 @@ def test_of_memories_tied_on_the_words_the_one_holding_the_shape_answers(memory)
     assert not result.ambiguous
     assert result.best.leaf_id == ids[2]
     assert "github.com/dvasconez/andes-clim" in result.best.content
+
+
+def test_a_product_typed_in_lower_case_then_its_major_version_is_that_products_version():
+    question = "which node version does this repo want these days?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert holds_shape("heads up we bumped to node 24 on vercel last week", shapes, subject)
+    assert holds_shape('node 22. nvmrc is stale (in reply to: "Which one?")', shapes, subject)
+    # only the product asked about: a preposition, another word or a unit is no owner
+    assert not holds_shape("we bumped it to 24 last week", shapes, subject)
+    assert not holds_shape("the build box has 16 GB and runs deno 2", shapes, subject)
+    assert not holds_shape("each node 3 GB of memory", shapes, subject)

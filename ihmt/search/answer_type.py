@@ -487,6 +487,12 @@ def holds_shape(
         # may start with its value, which a line of notes would not)
         if any(_found(shape, f" {answer}", subject) for shape in shapes):
             return True
+    if (
+        subject
+        and any(shape.name == "version" for shape in shapes)
+        and _subject_major(text, subject)
+    ):
+        return True
     for shape in shapes:
         personal = shape.personal and len(text) > PERSONAL_TEXT
         if not (shape.near_subject or personal) or not subject:
@@ -506,6 +512,20 @@ def holds_shape(
             ):
                 return True
     return not shapes
+
+
+# a product written in lower case, as people type it, then its major version: "we bumped to
+# node 24", "java 21 everywhere" (only for the product the question asks about: "to 24",
+# "room 3" are no versions)
+_LOWER_MAJOR = re.compile(
+    r"\b([a-z][\w+#-]*)\s+v?(\d{1,3})(?![\w]|[.,]\d)(?!\s?(?i:" + _UNITS + r"))"
+)
+
+
+def _subject_major(text: str, subject: frozenset[str] | set[str]) -> bool:
+    """Whether ``text`` gives the major version of the product the question asks about
+    the way people type it: "node 24" for "which node version does the repo want?"."""
+    return any(subject.intersection(terms(m.group(1))) for m in _LOWER_MAJOR.finditer(text))
 
 
 def _values(
