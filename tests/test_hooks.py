@@ -945,3 +945,37 @@ def test_once_the_best_memory_qualifies_the_next_two_come_along_however_weak():
     block = prompt_recall(memory, prompt)
     assert "release branch" in block and "develop" in block and "refreshed nightly" in block
     assert "ticket number" not in block  # three at most
+
+
+def test_news_that_changes_a_fact_is_kept_as_a_correction_not_read_as_a_request():
+    from ihmt.loop.extract import durable_sentence
+    from ihmt.loop.patterns import REQUEST
+
+    for news in (
+        "Change of plan from Hannah: MTD go-live has slipped to 3 June.",
+        "change of plans for 2.0: freeze moves to july 1, release end of july.",
+        "Update: the on-sale moved to March 27, same time.",
+        "heads up, we bumped to node 24 on vercel last week",
+        "Update: el on-sale del Festival se movió al 27 de marzo, mismo horario.",
+    ):
+        assert durable_sentence(news) == "correction", news
+    # a label or a noun after the verb is no order; the order itself still is
+    assert not REQUEST.search("Update: staging runs Postgres 16")
+    assert not REQUEST.search("change of plan: we ship Friday")
+    assert REQUEST.search("update the readme with the new port")
+    assert durable_sentence("change the port to 9000 in the compose file") == ""
+
+
+def test_changes_rules_and_spanish_statements_typed_to_an_agent_are_kept():
+    from ihmt.loop.extract import durable_sentence
+
+    assert durable_sentence("Promovia changed, they deliver on Tuesdays now, since May.")
+    assert durable_sentence("release mgmt changed the rollout steps last week") == "statement"
+    assert durable_sentence("rule for looker: explores only ever point to marts.") == "rule"
+    assert durable_sentence("Regla: los textos que ve el cliente siempre en español.") == "rule"
+    spanish = "Pagalia cambió las condiciones y ahora el voucher dura 72 horas"
+    assert durable_sentence(spanish) == "statement"
+    assert durable_sentence("el deploy de producción es los martes a las 7") == "statement"
+    # chatter stays out, in either language
+    assert durable_sentence("muchas gracias por la ayuda de hoy") == ""
+    assert durable_sentence("sounds lovely, see you soon then") == ""

@@ -54,8 +54,13 @@ _STATEMENT = re.compile(
     r"\w+'(s|re|ve|ll|d)|"
     # typed fast, without the apostrophe ("their photos arent ready", "it doesnt build")
     r"isnt|arent|wasnt|werent|dont|doesnt|didnt|wont|cant|hasnt|havent|thats|theres|"
-    # a change reported ("launch slipped to 6 May", "the port changed from 8787")
-    r"\w+ed (to|from))\b",
+    # a change reported ("launch slipped to 6 May", "the port changed from 8787", "freeze
+    # moves to july 1", "Dag moved it", "Promovia changed")
+    r"\w+ed (to|from)|(moves|goes|points|comes|changes|switches) (to|from|in)|changed|moved|"
+    r"switched|migrated|upgraded|renamed|replaced|slipped|postponed|"
+    # Spanish, as people type it ("ahora el voucher dura 72 horas", "se movió al 27 de marzo")
+    r"es|son|est[aá]n?|era|fue|tiene|tienen|tenemos|usa|usan|usamos|corre|corren|dura|duran|"
+    r"cambi[oó]|cambiaron|movi[oó]|pas[oó]|va|van|vive|trabaja|queda|qued[oó]|ya no)\b",
     re.I,
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a

@@ -10,8 +10,11 @@ import re
 
 RULE = re.compile(
     r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
-    r"make sure to|remember that|remember to|keep in mind|note that|fyi)\b"
-    r"|\b(new rule|the rule is|rule:|important:)",
+    r"make sure to|remember that|remember to|keep in mind|note that|fyi|"
+    # Spanish: "siempre en español", "nunca en viernes", "a partir de ahora"
+    r"siempre|nunca|jam[aá]s|a partir de ahora|de ahora en adelante)\b"
+    r"|\b(new rule|the rule is|rule:|important:|regla:|importante:)"
+    r"|\brules? (for|about|on) [\w .#/-]{1,40}:",  # "rule for looker: explores only …"
     re.I,
 )
 DECISION = re.compile(
@@ -22,7 +25,11 @@ DECISION = re.compile(
 )
 CORRECTION = re.compile(
     r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
-    r"scratch that)\b",
+    r"scratch that|"
+    # news that changes an earlier fact: "Update: the on-sale moved to …", "change of plans
+    # for 2.0: freeze moves to july 1", "heads up, we bumped to node 24"
+    r"update:|change of plans?|heads[- ]up|"
+    r"cambio (importante|de planes?)|actualizaci[oó]n:|correcci[oó]n:|en realidad)(?=\W|$)",
     re.I,
 )
 ACK = re.compile(
@@ -37,7 +44,9 @@ REQUEST = re.compile(
     r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
     r"lets|go|continue|do|commit|push|review|summarize|describe|undo|revert|format|bump|convert|"
     r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b"
-    # "debug should point at stage-eu", "test runs are slow": a subject, not an order
-    r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?)\b)",
+    # "debug should point at stage-eu", "test runs are slow": a subject, not an order; "Update:",
+    # "change of plans": a label or a noun
+    r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?|of)\b)"
+    r"(?!\s*:)",
     re.I,
 )
