@@ -979,3 +979,38 @@ def test_changes_rules_and_spanish_statements_typed_to_an_agent_are_kept():
     # chatter stays out, in either language
     assert durable_sentence("muchas gracias por la ayuda de hoy") == ""
     assert durable_sentence("sounds lovely, see you soon then") == ""
+
+
+def test_options_in_bold_a_pick_named_first_and_an_approved_recommendation_are_kept():
+    from ihmt.loop.extract import extract
+
+    bold = _agent(
+        "Three options:\n\n**A) Send after commit.** Simple, but an event can be lost.\n\n"
+        "**B) Transactional outbox.** A row in the same transaction, relayed to Kafka.\n\n"
+        "**C) Debezium.** Reads the WAL; needs Kafka Connect."
+    )
+    (pick,) = extract([bold, _user("B. Platform won't run Kafka Connect for us this year.")])
+    assert '(option B: "Transactional outbox.")' in pick.text
+    # the first sentence names the pick; the rest says why another lost
+    tools = _agent(
+        "(A) Elementary - a dbt package with Slack alerts; (B) plain dbt tests with a custom "
+        "callback; (C) Monte Carlo - a full observability product, paid."
+    )
+    (named,) = extract([tools, _user("elementary. no budget for monte carlo this year anyway")])
+    assert "(option A:" in named.text
+    # a word inside a hyphenated or slashed package name names its option
+    pdf = _agent(
+        "Two options: A) barryvdh/laravel-dompdf, pure PHP, limited CSS. B) spatie/browsershot, "
+        "needs Chrome on the servers."
+    )
+    (part,) = extract([pdf, _user("ok, dompdf. the layout is simple anyway")])
+    assert "(option A:" in part.text
+    # "ok, sounds good" to the agent's own recommendation picks it; a refusal picks nothing
+    advice = _agent(
+        "Two options: A) group inserts with pgx.Batch, maybe 3-5x faster. B) CopyFrom into a "
+        "staging table, then INSERT ... ON CONFLICT. I recommend B: COPY is the fastest path."
+    )
+    (approved,) = extract([advice, _user("ok, sounds good, do it")])
+    assert approved.kind == "decision" and "(option B:" in approved.text
+    refused = extract([advice, _user("no, wait, let me think about it")])
+    assert not any("(option" in item.text for item in refused)

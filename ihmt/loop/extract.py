@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.reply import with_question
-from .options import offered, picked
+from .options import offered, picked, recommended
 from .patterns import ACK, CORRECTION, DECISION, REQUEST, RULE
 from .transcript import Turn
 
@@ -219,7 +219,11 @@ def option_picked(turns: list[Turn], i: int) -> tuple[str, str]:
     earlier = next((t for t in reversed(turns[:i]) if t.role == "assistant"), None)
     if earlier is None or turns[i - 1] is not earlier:
         return "", ""
-    return picked(speaker_of(turns[i].text)[1], offered(earlier.text))
+    reply, options = speaker_of(turns[i].text)[1], offered(earlier.text)
+    choice = picked(reply, options)
+    if not choice[1] and ACK.search(reply) and not _REJECT.search(reply):
+        choice = recommended(earlier.text, options)  # "ok, sounds good" to "I recommend B"
+    return choice
 
 
 def _from_user(

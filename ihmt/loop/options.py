@@ -13,7 +13,7 @@ import re
 MAX_OPTION_CHARS = 160
 # a label that starts an option: "A)", "B:", "Option C.", "(b)", "2)", "3." at a line start
 _LABEL = re.compile(
-    r"(?:^|(?<=\s))(?:\(([a-dA-D])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
+    r"(?:^|(?<=\s))(?:\*\*|__)?(?:\(([a-dA-D])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
     r"|(?:(?<=\n)|(?<=\s\s)|(?<=[:.!?]\s)|^)([1-4])\.)\s+"
 )
 # a reply that picks by label: "B", "B.", "b, the datastore", "option 2", "let's go with A"
@@ -34,7 +34,7 @@ def offered(text: str) -> dict[str, str]:
     for n, mark in enumerate(marks):
         label = next(g for g in mark.groups() if g).lower()
         end = marks[n + 1].start() if n + 1 < len(marks) else len(text)
-        body = " ".join(text[mark.end() : end].split())
+        body = " ".join(text[mark.end() : end].replace("**", "").split())
         body = re.split(r"(?<=[.!?])\s", body, maxsplit=1)[0]
         if body and label not in options:
             options[label] = body[:MAX_OPTION_CHARS].rstrip()
@@ -43,20 +43,55 @@ def offered(text: str) -> dict[str, str]:
 
 def picked(reply: str, options: dict[str, str]) -> tuple[str, str]:
     """(label, option text) the reply picks: by its label, or by a word only that option
-    holds; ("", "") when it picks none or several."""
+    holds — in the reply's first sentence when that names one ("elementary. no budget for
+    monte carlo": the rest says why the others lost), else in the whole reply; ("", "") when
+    it picks none or several."""
     if not options:
         return "", ""
     match = _PICK.match(reply)
     label = next((g for g in match.groups() if g), "").lower() if match else ""
     if label in options:
         return label, options[label]
-    words = {w.lower() for w in _WORD.findall(reply)}
+    first = re.split(r"(?<=[.!?])\s", reply.strip(), maxsplit=1)[0]
+    for text in (first, reply):
+        hits = _named_by(text, options)
+        if len(hits) == 1:
+            return hits[0], options[hits[0]]
+    return "", ""
+
+
+def _words_of(text: str) -> set[str]:
+    """The words of ``text``, a hyphenated or slashed name also by its parts:
+    "barryvdh/laravel-dompdf" holds "dompdf"."""
+    words = set()
+    for word in _WORD.findall(text):
+        words.add(word.lower())
+        words.update(part.lower() for part in word.split("-") if len(part) >= 4)
+    return words
+
+
+def _named_by(reply: str, options: dict[str, str]) -> list[str]:
+    """The labels of the options holding a word of ``reply`` that no other option holds."""
+    words = _words_of(reply)
     hits = []
     for label, text in options.items():
-        others = " ".join(t for key, t in options.items() if key != label).lower()
-        own = {w.lower() for w in _WORD.findall(text)}
-        if any(w in own and not re.search(rf"\b{re.escape(w)}\b", others) for w in words):
+        others = set().union(*(_words_of(t) for key, t in options.items() if key != label))
+        if words & (_words_of(text) - others):
             hits.append(label)
-    if len(hits) == 1:
-        return hits[0], options[hits[0]]
-    return "", ""
+    return hits
+
+
+# the agent's own pick among its options: "I recommend B", "I'd go with option 2"
+# (a capital letter or a digit: "I'd go with a queue" names no option)
+_RECOMMENDS = re.compile(
+    r"\b(?i:i(?:'d| would)?\s+(?:recommend|suggest|go with|pick|choose|lean towards?)|"
+    r"my (?:pick|vote|recommendation) (?:is|would be))\s+(?i:option\s+)?\(?([A-D]|[1-4])(?![\w'])"
+)
+
+
+def recommended(text: str, options: dict[str, str]) -> tuple[str, str]:
+    """(label, option text) of the option the agent recommends in ``text``, ("", "") for none:
+    a reply that only approves ("ok, sounds good, do it") picks it."""
+    match = _RECOMMENDS.search(text)
+    label = match.group(1).lower() if match else ""
+    return (label, options[label]) if label in options else ("", "")
