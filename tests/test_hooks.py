@@ -362,6 +362,12 @@ def test_prompt_names_skip_question_words_dates_and_a_capitalised_first_word():
     assert prompt_names("What did Jon's store sell in August 2023?") == ["Jon"]
     assert prompt_names("Is Oscar Melanie's pet?") == ["Oscar", "Melanie"]
     assert prompt_names("Caroline's bowl: who made it?") == ["Caroline"]
+    # every sentence's first word, not only the prompt's, and Spanish question words,
+    # articles and pronouns
+    assert prompt_names("Which base image do we use? Someone wants alpine.") == []
+    assert prompt_names("¿Cómo se llamaba la supervisora? Le quiero enseñar el panel.") == []
+    assert prompt_names("Los floats de La Muela salen mal. ¿Qué orden usamos?") == ["Muela"]
+    assert prompt_names("Tests pass. Did Melanie sign off?") == ["Melanie"]
 
 
 @pytest.fixture

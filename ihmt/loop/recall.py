@@ -67,6 +67,14 @@ _NOT_NAMES = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow".split()
 )
+# ... nor Spanish question words, articles and pronouns ("¿Cómo …?", "La Muela", "Le quiero …")
+_NOT_NAMES |= frozenset(
+    "qué que cómo como cuándo cuando dónde donde quién quien cuál cual cuánto cuántos cuánta "
+    "cuántas por para la el los las lo le les un una de del y en con mi nuestro nuestra".split()
+)
+# where a sentence starts: the prompt's start, or after a full stop, a question or an
+# exclamation mark (and an opening ¿ or ¡)
+_SENTENCE_START = re.compile(r"(?:^|[.?!]\s+)[¿¡\"'(]*\s*$")
 # a date in the prompt limits when, it is not a word the memory holds (memories are dated)
 _DATE_WORDS = re.compile(
     r"^(\d+(st|nd|rd|th)?|st|nd|rd|th|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|"
@@ -117,14 +125,17 @@ def prompt_names(text: str) -> list[str]:
     An acronym or an identifier ("SMS", "CI", "CREATE", "CarrierEvent") is a word of the
     topic, not whom or what the prompt is about: "my PR title" is not a question about a PR."""
     names = []
-    for i, word in enumerate(_WORD.findall(text)):
+    for match in _WORD.finditer(text):
+        word = match.group()
         bare = re.sub(r"['’]s$", "", word)
         if not bare[:1].isupper() or bare.lower() in _NOT_NAMES:
             continue
         if not _NAME_SHAPE.match(bare):
             continue
-        if i == 0 and bare == word:
-            continue  # "Fix the test", "Run it": a sentence's first word is capitalised anyway
+        if bare == word and _SENTENCE_START.search(text, 0, match.start()):
+            # "Fix the test", "…? Someone wants alpine", "¿Cómo …?": a sentence's first word is
+            # capitalised anyway
+            continue
         if bare not in names:
             names.append(bare)
     return names
