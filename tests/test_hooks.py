@@ -1020,3 +1020,27 @@ def test_options_in_bold_a_pick_named_first_and_an_approved_recommendation_are_k
     assert approved.kind == "decision" and "(option B:" in approved.text
     refused = extract([advice, _user("no, wait, let me think about it")])
     assert not any("(option" in item.text for item in refused)
+
+
+def test_text_wrapped_by_hand_stays_one_sentence_and_spanish_news_and_picks_are_kept():
+    from ihmt.loop.extract import durable_sentence, extract, sentences
+
+    # a line that goes on in lower case continues the sentence; a list item or a new
+    # capitalised line starts another
+    asked = "Which test runner do you want? Nothing is set up in the monorepo\nyet."
+    assert sentences(asked) == ["Which test runner do you want?", asked.split("? ")[1]]
+    assert sentences("Steps:\n- run the linter\n- commit") == [
+        "Steps:",
+        "- run the linter",
+        "- commit",
+    ]
+    (reply,) = extract([_agent(asked), _user("vitest")])
+    assert reply.text == 'vitest (in reply to: "Which test runner do you want?")'
+    delay = "Malas noticias: la puesta en marcha de Páramo se retrasa al 6 de mayo."
+    assert durable_sentence(delay) == "statement"
+    offer = _agent(
+        "Dos opciones: A) Suscripciones OPC UA, el servidor avisa de cada cambio. "
+        "B) Polling de todos los nodos en cada ciclo. Yo iría con A."
+    )
+    (pick,) = extract([offer, _user("Vamos con la opción A, el SCADA ya va justo de CPU.")])
+    assert pick.kind == "decision" and "(option A:" in pick.text

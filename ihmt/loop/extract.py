@@ -35,7 +35,10 @@ MAX_MEMORY_CHARS = 1200
 # "vs. the" and "approx. 5" go on the same sentence
 _SENTENCE = re.compile(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)(?<!\bcf\.)"
-    r"\s+(?=[\"'(\[\w¿¡])|\n+"
+    r"\s+(?=[\"'(\[\w¿¡])"
+    # a line break ends a sentence too (lists, one fact per line), unless the next line goes on
+    # in lower case: text wrapped by hand ("Nothing is set up in the monorepo\nyet.")
+    r"|\n\s*\n\s*|\n(?![ \t]*[a-z(])"
 )
 _REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)
 _EXPLAINS = re.compile(
@@ -60,17 +63,21 @@ _STATEMENT = re.compile(
     r"switched|migrated|upgraded|renamed|replaced|slipped|postponed|"
     # Spanish, as people type it ("ahora el voucher dura 72 horas", "se movió al 27 de marzo")
     r"es|son|est[aá]n?|era|fue|tiene|tienen|tenemos|usa|usan|usamos|corre|corren|dura|duran|"
-    r"cambi[oó]|cambiaron|movi[oó]|pas[oó]|va|van|vive|trabaja|queda|qued[oó]|ya no)\b",
+    r"cambi[oó]|cambiaron|movi[oó]|pas[oó]|va|van|vive|trabaja|queda|qued[oó]|ya no|hay|"
+    r"llama|llaman|coordina|recibe|reciben|sale|salen|retrasa|retras[oó]|subimos|bajamos|"
+    r"pasamos|cambiamos|decidimos)\b",
     re.I,
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a
 # channel ("stage-eu", "sdkconfig.defaults", "api/gen", "#ops-alerts", "1.24"): a sentence
 # holding one states a fact even without a verb this list knows ("Aisha owns fare-gateway")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_MES = r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
 _SPECIFIC = re.compile(
     r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+"
-    # a date: "6 May", "May 6th"
-    rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b",
+    # a date: "6 May", "May 6th", "6 de mayo"
+    rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b"
+    rf"|\b\d{{1,2}} de {_MES}\b",
     re.I,
 )
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining

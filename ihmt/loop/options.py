@@ -19,7 +19,8 @@ _LABEL = re.compile(
 # a reply that picks by label: "B", "B.", "b, the datastore", "option 2", "let's go with A"
 # ("A lot happened" is no pick: "a" needs a mark after it)
 _PICK = re.compile(
-    r"^\W*(?:(?:let'?s\s+)?go\s+with\s+|option\s+|we'?ll\s+take\s+)?\(?"
+    r"^\W*(?:(?:let'?s\s+)?go\s+with\s+|option\s+|we'?ll\s+take\s+|"
+    r"vamos\s+con\s+(?:la\s+)?(?:opci[oó]n\s+)?|opci[oó]n\s+)?\(?"
     r"(?:([a-dA-D]|[1-4])\)?(?=[,.!:;)]|$)|([b-dB-D]|[1-4])(?=\s))",
     re.I,
 )
