@@ -1044,3 +1044,26 @@ def test_text_wrapped_by_hand_stays_one_sentence_and_spanish_news_and_picks_are_
     )
     (pick,) = extract([offer, _user("Vamos con la opción A, el SCADA ya va justo de CPU.")])
     assert pick.kind == "decision" and "(option A:" in pick.text
+
+
+def test_long_rules_and_decisions_do_not_crowd_the_users_answers_out_of_the_brief(ws):
+    from ihmt.loop.recall import BRIEF_TOKENS
+    from ihmt.text.reply import with_question
+    from ihmt.text.tokens import estimate_tokens
+
+    memory = IHMT.open(ws)
+    try:
+        memory.save(
+            with_question("develop", "Which branch deploys to staging?"), timestamp="2026-01-02"
+        )
+        memory.save(with_question("3.12", "Which Python version?"), timestamp="2026-01-03")
+        for n in range(10):  # rules long enough to fill the whole brief on their own
+            rule = f"Always run the full suite {n} before merging: " + "lint, types, tests. " * 12
+            memory.save(rule, timestamp=f"2026-02-{n + 10}")
+        brief = memory.session_brief()
+        assert "Recent decisions and rules:" in brief
+        assert "Which branch deploys to staging? develop" in brief
+        assert "Which Python version? 3.12" in brief
+        assert estimate_tokens(brief) <= BRIEF_TOKENS
+    finally:
+        memory.close()

@@ -29,6 +29,8 @@ from ..vcs.project import same_project
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
+BRIEF_ANSWER_SHARE = 200  # tokens of the brief kept for the user's answers when there are some
+BRIEF_FRAME = 12  # the block's tags and the line breaks _wrap adds
 MIN_PROMPT_WORDS = 2
 MAX_PROMPT_CHARS = 2000
 # a prompt that names nothing gets memories only above both (calibrated on benchmarks/hooks.py
@@ -422,7 +424,7 @@ def session_brief(memory, project: str = "") -> str:
     ][:3]
     # the user's replies to the agent's questions are the setup in short ("Which branch
     # deploys to staging?" - "develop"); newest first, those not corrected since, last in
-    # the brief so that the budget trims them first
+    # the brief, with a share of the budget of their own
     corrected = {fix.old_id for fix in memory.corrections()}
     listed = {line for line in decisions}
     answers = []
@@ -446,10 +448,15 @@ def session_brief(memory, project: str = "") -> str:
         body += ["Recent decisions and rules:", *decisions]
     if corrections:
         body += ["Corrections:", *corrections]
-    if answers:
-        body += ["Answers the user gave the agent (question, then answer):", *answers]
-    if not body:
+    if not body and not answers:
         return ""
     where = f" for {project}" if project else ""
     body.insert(0, f"Long-term memory{where} (search_memory finds more):")
+    if answers:
+        # long decisions and corrections must not crowd out the short answers: they keep
+        # at least a share of the budget, and the sections before them what is left
+        answers.insert(0, "Answers the user gave the agent (question, then answer):")
+        reserve = min(sum(estimate_tokens(a) + 1 for a in answers), BRIEF_ANSWER_SHARE)
+        body = _fits(body, BRIEF_TOKENS - reserve - BRIEF_FRAME)
+        body += answers
     return _wrap("session-brief", body, BRIEF_TOKENS)
