@@ -343,8 +343,9 @@ def _hits_for(memory, text: str, project: str):
     again = asks_again(question, text, weights)
     if names:
         hits = _named_hits(result, text, names, weights)
-        # "which Snowflake role does CI run as?" and the reply "CI_TRANSFORMER" to the agent's
-        # "Which role should the CI job use in Snowflake?": the name is in the question kept
+        # no memory about the name qualified ("which Snowflake role does CI run as?": the
+        # reply "CI_TRANSFORMER" holds little of the prompt), but the prompt asks the agent's
+        # question again
         return result, hits or ([result.best] if again else [])
     return result, _confident_hits(result, text, again)
 
