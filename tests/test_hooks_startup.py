@@ -135,3 +135,31 @@ def test_importing_the_facade_builds_no_unicode_tables():
         check=True,
     )
     assert out.stdout.strip() == "0"
+
+
+def test_a_question_asking_for_no_shape_compiles_no_answer_shape_pattern(tmp_path):
+    """The answer shapes' value patterns (phone numbers, versions, prices, …) cost about 10 ms
+    to compile, which the per-prompt hook would pay on every prompt; only a question asking for
+    a shape compiles the patterns of that shape."""
+    code = (
+        "import sys\n"
+        "from ihmt.api import IHMT\n"
+        "from ihmt.search import answer_type as a\n"
+        "m = IHMT.initialize(sys.argv[1])\n"
+        "m.save('The deploy job runs from the release branch after the standup.')\n"
+        "m.search('where does the deploy job run from?')\n"
+        "print(sum(s.holds._compiled is not None for s in a.SHAPES))\n"
+        "m.search('which port does the deploy job use?')\n"
+        "print(sorted({s.name for s in a.SHAPES if s.holds._compiled is not None}))\n"
+        "m.close()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(tmp_path / "ws")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        check=True,
+    )
+    none_yet, after_port = out.stdout.split("\n")[:2]
+    assert none_yet == "0"
+    assert after_port == "['port']"
