@@ -108,10 +108,6 @@ class _Lazy:
         return self.compiled.finditer(text)
 
 
-def _lazy(pattern: str) -> _Lazy:
-    return _Lazy(pattern)
-
-
 def _cue(pattern: str) -> re.Pattern[str]:
     # an identifier is no question word: "total_price" or "app-version" asks for nothing
     return re.compile(r"(?<![\w.-])(?:" + pattern + r")(?![\w-])")
@@ -144,7 +140,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?<=\w['’]s )(?:desk )?extension|(?<=s' )(?:desk )?extension|desk extension"
             r"|(?:his|her|their|my|your) extension|extension number|(?:numero de )?extension de"
         ),
-        _lazy(
+        _Lazy(
             _FULL_NUMBER
             + r"|(?i:\bext(?:ensi[oó]n)?\.?(?:\s(?:is|es|number|no\.?|n[º°]))?:?\s*\d{2,6})"
         ),
@@ -159,7 +155,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"(?:mobile|cell|cellphone|whatsapp) (?:phone )?number|(?<!app )movil(?! (?:app|apps)\b)"
             r"|celular(?! (?:app|apps)\b)"
         ),
-        _lazy(_FULL_NUMBER),
+        _Lazy(_FULL_NUMBER),
         True,
         personal=True,
     ),
@@ -169,7 +165,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"e-?mail address|(?<=['’]s )e-?mail|(?<=s' )e-?mail|(?:his|her|their|of|de|del|su) e-?mail"
             r"|correo(?: electronico)?"
         ),
-        _lazy(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
+        _Lazy(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
         True,
         personal=True,
     ),
@@ -184,7 +180,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|filtering|bans?|ranges?|blocks?|subnets?|prefix(?:es)?|networks?|cidrs?)\b)"
             r"|direccion ip"
         ),
-        _lazy(
+        _Lazy(
             # "... at 10.20.0.31." ends a sentence: a dot after it is no fifth part
             # ... a network written with its prefix ("10.0.1.0/24") is a range, no address
             r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d|/\d)|(?=[0-9a-fA-F:]{3,}::|::)[0-9a-fA-F:]{2,39}"
@@ -196,7 +192,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(r"port|ports|puerto|puertos"),
         # "node:22-bookworm-slim" is an image tag, "~11:40" a time of day, "2025-10-01" a date:
         # not ports
-        _lazy(
+        _Lazy(
             r"(?<!(?<![\w.-])\d)(?<!(?<![\w.-])\d\d):\d{2,5}(?![\d-])"
             # a bare number ends a sentence ("listens on 8443."), never starts a date
             # (a bare year, "since 2021.", is no port)
@@ -222,7 +218,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|what (?:do|does|did|will|would) (?:\w+ ){0,3}charge"
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
         ),
-        _lazy(
+        _Lazy(
             # a currency sign next to an amount ("$24", "7 €"), not "$(date +%F)" in a command
             r"[€$£¥]\s?\d|\d\s?[€$£¥]"
             r"|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
@@ -242,7 +238,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|how late"
             r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora"
         ),
-        _lazy(
+        _Lazy(
             # "10:30", "10h30"; "10.30" only after a word that sets a time ("at 10.30", "a las
             # 10.30"), since "PostgreSQL 12.17" and "Ubuntu 18.04" are no times of day
             r"(?<![\d.:])\d{1,2}[:h]\d{2}(?!\d|[.:]\d)"
@@ -256,7 +252,7 @@ SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "birthday",
         _cue(r"birthday|birthdays|date of birth|cumpleanos|fecha de nacimiento"),
-        _lazy(r"(?i)birthday|cumplea[ñn]os|\bborn\b|naci[óo]\b|nacimiento|date of birth"),
+        _Lazy(r"(?i)birthday|cumplea[ñn]os|\bborn\b|naci[óo]\b|nacimiento|date of birth"),
         True,
     ),
     AnswerShape(
@@ -268,7 +264,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?:his|her|their|my|your|our|slack|github|gitlab|twitter|telegram|discord|matrix"
             r"|mastodon|the) handle"
         ),
-        _lazy(
+        _Lazy(
             r"(?i)user ?name|\bhandle\b|\busuario\b|\buser\s*[:=]|(?<![\w.])@[a-z0-9][\w-]{1,38}\b"
             r"|github\.com/[\w-]+|gitlab\.com/[\w-]+"
         ),
@@ -281,7 +277,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"what date|which date|what day|which day|birthday|deadline|due date|since when"
             r"|until when|que dia|que fecha|cumpleanos|fecha limite|plazo|desde cuando|hasta cuando"
         ),
-        _lazy(
+        _Lazy(
             r"(?i:\b(?:" + _MONTHS + r"|" + _WEEKDAYS + r")\b)|\d{4}-\d{2}-\d{2}"
             r"|(?<!\d)\d{1,2}/\d{1,2}(?!\d)|\b(?:Q[1-4]|H[12])\b|\b20\d\d\b"
             r"|(?i:\b(?:today|tomorrow|tonight|weekly|daily|monthly|yearly|every|hoy|manana|cada)\b)"
@@ -298,7 +294,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?:which|what|que|cual|cuales)\s+(?:[\w.+#-]+\s+){0,3}version(?:es)?"
             r"|versions? of|version(?:es)? de|version(?:es)? del"
         ),
-        _lazy(
+        _Lazy(
             # an IP address ("pve01 is 192.168.50.10") is no release number
             r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d))"
             # ... nor a share or a measure ("6.1%", "7.2 GB", "0.05 m")
@@ -326,7 +322,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "the URL of the wiki", "link to the repo": an address on the web (a link as a verb,
         # "link the ticket", asks for none)
         _cue(r"urls?|(?:the|a) links? (?:to|for|of)|links? to|web address|enlaces?|direccion web"),
-        _lazy(
+        _Lazy(
             # a network address of any protocol: "opc.tcp://gw-01:4840", "s3://bucket/key",
             # "ssh://git@host" (not a path inside a program: "res://audio", "user://saves")
             r"(?i:\b(?:https?|s?ftp|ssh|git|s3|gs|wss?|mqtts?|amqps?|rediss?|postgres(?:ql)?|mysql"
@@ -343,7 +339,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"hostnames?|host names?|(?:which|what) (?:host|server|machine|box|vm)"
             r"|(?:que|cual|en que) (?:host|servidor|maquina)"
         ),
-        _lazy(
+        _Lazy(
             # a name in a domain ("mon03.andes.internal"), a machine numbered in its name
             # ("ci-runner-03", "pve01"), or an address
             r"\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:internal|local|lan|home|arpa|corp|intra|com|net"
@@ -362,7 +358,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?:ram|memory|disk|heap) size|cuanta (?:ram|memoria|memoria ram|capacidad)"
             r"|cuanto (?:disco|espacio)"
         ),
-        _lazy(
+        _Lazy(
             r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:[KMGTP]i?B|[KMGTP](?![\w'’]))(?![\w'’])"
             r"|(?i:\b(?:kilo|mega|giga|tera)bytes?\b|\bgigs?\b)"
         ),
@@ -377,7 +373,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "how long are the join codes?", a length), which a memory states with its unit; a
         # bare digit ("runs on ci-03") is none
         _cue(r"how long|cuanto tiempo|cuanto tarda|cuanto dura|cuantos dias|durante cuanto"),
-        _lazy(
+        _Lazy(
             r"(?i:(?<![\w.])(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten"
             r"|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|half an?|a few|several|un|una"
             r"|dos|tres|cuatro|cinco|seis|siete|ocho|diez|doce|quince|veinte|treinta|media)"
@@ -395,7 +391,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "how often does the backup run?": a rate ("every 6 hours", "nightly", "twice a week",
         # "cada 15 minutos", "mensuales"), which a bare digit in a host name is not
         _cue(r"how often|how frequently|cada cuanto|con que frecuencia|cuantas veces"),
-        _lazy(
+        _Lazy(
             r"(?i:\b(?:every|each|per|once|twice|thrice|cada|por)\b"
             r"|\b(?:hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly"
             r"|annually|weekdays?|weekends?|diari[oa]s?|semanal(?:es|mente)?|quincenal(?:es)?"
@@ -412,7 +408,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "who owns the recommendations service?", "¿quién lleva la contabilidad?": someone,
         # named; "the person who approved" inside a longer question asks it too
         _cue(r"who|whom|who's|quien|quienes"),
-        _lazy(r"(?<![\w.@/-])[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{1,20}(?![\w@-])"),
+        _Lazy(r"(?<![\w.@/-])[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{1,20}(?![\w@-])"),
         False,
         people=True,
     ),
@@ -422,7 +418,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"how many|how much|how big|how large|how old|how fast|what size"
             r"|which size|what percentage|what share|cuantos|cuantas|cuanto|cuanta|que tamano"
         ),
-        _lazy(r"\d|(?i:\b(?:" + _NUMBER_WORDS + r")\b)"),
+        _Lazy(r"\d|(?i:\b(?:" + _NUMBER_WORDS + r")\b)"),
         False,
     ),
 )
