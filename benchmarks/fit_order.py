@@ -12,8 +12,10 @@ fits one forest of gradient-boosted trees per mode (scikit-learn's
 HistGradientBoostingClassifier, fixed seed, no early stopping: the same rows give the same
 trees), reports leave one corpus out how often the fitted order puts an answer first in the
 corpus left out against the earlier stages' order, and with ``--write`` writes the forests
-fitted on all rows to ihmt/search/order_trees.py. Needs scikit-learn (``pip install
-scikit-learn``); the package itself only reads the trees.
+fitted on all rows to ihmt/search/order_trees.py (packed: ihmt/search/packed_forest.py).
+``python3 benchmarks/fit_order.py show [--semantic]`` prints the shipped trees as text, one per
+line. Fitting needs scikit-learn (``pip install scikit-learn``); the package itself only reads
+the trees.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from agent_questions import (
     visible,
 )
 
-from ihmt.search import learned_order, order_trees
+from ihmt.search import learned_order, order_trees, packed_forest
 
 DEPTH = 6
 ROUNDS = 150
@@ -183,16 +185,18 @@ def check_left_out(path: str, semantic: bool, out: str | None) -> int:
 
 
 def write_module(lexical, semantic) -> None:
-    def forest_text(forest) -> str:
-        lines = (" ".join(",".join(repr(x) for x in node) for node in tree) for tree in forest)
-        return "(\n" + "".join(f'    "{line}",\n' for line in lines) + ")"
+    def packed(forest) -> str:
+        text = packed_forest.pack(forest)
+        lines = (text[i : i + 88] for i in range(0, len(text), 88))
+        return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
 
     OUTPUT.write_text(
         '"""Gradient-boosted trees for learned_order.py, written by benchmarks/fit_order.py: do not\n'
-        "edit by hand. One tree per line; a node is feature,threshold,left,right,value (feature\n"
-        '-1: a leaf, its value added to the score; x[feature] <= threshold goes left)."""\n\n'
-        f"LEXICAL: tuple[str, ...] = {forest_text(lexical)}\n\n"
-        f"SEMANTIC: tuple[str, ...] = {forest_text(semantic)}\n",
+        "edit by hand. Each forest is packed (ihmt/search/packed_forest.py: a node is feature,\n"
+        "threshold, left, right, value; feature -1 is a leaf, its value added to the score;\n"
+        'x[feature] <= threshold goes left). `python3 benchmarks/fit_order.py show` prints them."""\n\n'
+        f"LEXICAL: str = {packed(lexical)}\n\n"
+        f"SEMANTIC: str = {packed(semantic)}\n",
         encoding="utf-8",
     )
     print(f"wrote {OUTPUT}")
@@ -213,7 +217,14 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--rows", required=True, help="rows recorded in the same mode")
     check.add_argument("--semantic", action="store_true")
     check.add_argument("--json", help="write every scored row to this file")
+    show = sub.add_parser("show", help="print the shipped trees, one per line, as text")
+    show.add_argument("--semantic", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "show":
+        shipped = order_trees.SEMANTIC if args.semantic else order_trees.LEXICAL
+        for tree in learned_order.forest(shipped):
+            print(" ".join(",".join(repr(x) for x in node) for node in tree))
+        return 0
     if args.command == "check":
         return check_left_out(args.rows, args.semantic, args.json)
     if args.command == "record":

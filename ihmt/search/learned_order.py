@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date as _date
 
 from ..text.tokenize import terms
-from . import order_trees
+from . import order_trees, packed_forest
 from .restatement import tells_change
 
 WINDOW = 5  # candidates reordered: the answer is rarely further down
@@ -255,22 +255,26 @@ def model_input(rows: list[list[float]]) -> list[list[float]]:
 _PARSED: dict[int, tuple] = {}
 
 
-def forest(trees: Sequence) -> tuple:
-    """Trees as tree_score reads them. order_trees.py writes each tree as one line of text,
-    nodes "feature,threshold,left,right,value" apart by spaces; parsed once per process."""
+def forest(trees: Sequence | str) -> tuple:
+    """Trees as tree_score reads them, decoded once per process. order_trees.py ships each
+    forest packed (packed_forest.py); a tree may also be one line of text, nodes
+    "feature,threshold,left,right,value" apart by spaces (tests write them so)."""
     key = id(trees)
     cached = _PARSED.get(key)
     if cached is not None and cached[0] is trees:
         return cached[1]
-    parsed = tuple(
-        tuple(
-            (int(f), float(t), int(a), int(b), float(v))
-            for f, t, a, b, v in (node.split(",") for node in tree.split())
+    if isinstance(trees, str):
+        parsed = packed_forest.unpack(trees) if trees else ()
+    else:
+        parsed = tuple(
+            tuple(
+                (int(f), float(t), int(a), int(b), float(v))
+                for f, t, a, b, v in (node.split(",") for node in tree.split())
+            )
+            if isinstance(tree, str)
+            else tuple(tree)
+            for tree in trees
         )
-        if isinstance(tree, str)
-        else tuple(tree)
-        for tree in trees
-    )
     _PARSED[key] = (trees, parsed)
     return parsed
 

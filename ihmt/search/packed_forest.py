@@ -1,0 +1,71 @@
+"""The fitted ordering trees as a packed string: decoded in about a millisecond per process.
+
+Written as text (one "feature,threshold,left,right,value" per node), the two forests took
+10–15 ms to parse on every start of a hook, a good tenth of what a prompt costs. Packed, a
+forest is zlib-compressed little-endian arrays in base64: the node count of each tree (int32),
+each node's feature, left and right child (int16), its threshold and its value (float64). The
+floats are the fitted ones bit for bit, so the order the trees give does not change.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+import zlib
+from array import array
+from collections.abc import Sequence
+
+Node = tuple[int, float, int, int, float]
+_INT16 = 1 << 15
+
+
+def _little_endian(values: array) -> array:
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
+def pack(trees: Sequence[Sequence[Node]]) -> str:
+    """The trees as one ASCII string (the inverse of ``unpack``)."""
+    nodes = [node for tree in trees for node in tree]
+    links = [int(x) for node in nodes for x in (node[0], node[2], node[3])]
+    if any(not -_INT16 <= x < _INT16 for x in links):
+        raise ValueError("a feature or a child index does not fit 16 bits")
+    parts = (
+        array("i", [len(trees), *(len(tree) for tree in trees)]),
+        array("h", links),
+        array("d", [float(node[1]) for node in nodes]),
+        array("d", [float(node[4]) for node in nodes]),
+    )
+    raw = b"".join(_little_endian(part).tobytes() for part in parts)
+    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+
+
+def unpack(text: str) -> tuple[tuple[Node, ...], ...]:
+    """The trees ``pack`` wrote, as tuples of (feature, threshold, left, right, value)."""
+    raw = zlib.decompress(base64.b64decode(text))
+    count = array("i")
+    count.frombytes(raw[: count.itemsize])
+    count = _little_endian(count)
+    sizes = array("i")
+    end = count.itemsize * (1 + count[0])
+    sizes.frombytes(raw[count.itemsize : end])
+    sizes = _little_endian(sizes).tolist()
+    total = sum(sizes)
+    links, thresholds, values = array("h"), array("d"), array("d")
+    for part in (links, thresholds, values):
+        length = part.itemsize * total * (3 if part is links else 1)
+        part.frombytes(raw[end : end + length])
+        _little_endian(part)
+        end += length
+    if end != len(raw):
+        raise ValueError("packed trees of an unexpected length")
+    flat = links.tolist()
+    nodes = list(
+        zip(flat[0::3], thresholds.tolist(), flat[1::3], flat[2::3], values.tolist(), strict=True)
+    )
+    trees, start = [], 0
+    for size in sizes:
+        trees.append(tuple(nodes[start : start + size]))
+        start += size
+    return tuple(trees)
