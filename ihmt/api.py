@@ -431,11 +431,20 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
 
         return session_brief(self, project)
 
-    def prompt_recall(self, prompt: str, project: str = "") -> str:
-        """The memories that confidently answer a prompt, as a bounded block ("" when none)."""
+    def prompt_recall(self, prompt: str, project: str = "", load_model: bool = True) -> str:
+        """The memories that confidently answer a prompt, as a bounded block ("" when none).
+        ``load_model`` False (the per-prompt hook, a new process each time): with semantic
+        search on but its model not in memory, answer on words alone rather than spend the
+        seconds loading it (3-4 s here, past the hook's time budget)."""
         from .loop.recall import prompt_recall
 
-        return prompt_recall(self, prompt, project)
+        if load_model or self.semantic is None or self.semantic.model_loaded():
+            return prompt_recall(self, prompt, project)
+        dense, self.engine.dense = self.engine.dense, None
+        try:
+            return prompt_recall(self, prompt, project)
+        finally:
+            self.engine.dense = dense
 
     def capture(
         self,

@@ -93,7 +93,10 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
     project = project_of(cwd) if cwd else ""
     memory = IHMT.open(workspace)
     try:
-        site_packages_if_needed(memory.config)
+        if event in CAPTURE_EVENTS:
+            # a capture may summarize with an LLM and embed what it saves; the brief and a
+            # prompt's answer are read without the semantic model (see IHMT.prompt_recall)
+            site_packages_if_needed(memory.config)
         if event in CAPTURE_EVENTS:
             _quiet_library_logs()
             transcript = _text(payload.get("transcript_path"))
@@ -115,7 +118,7 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
         if event == "SessionStart":
             context = memory.session_brief(project)
         else:
-            context = memory.prompt_recall(_text(payload.get("prompt")), project)
+            context = memory.prompt_recall(_text(payload.get("prompt")), project, load_model=False)
     finally:
         memory.close()
     if not context:
