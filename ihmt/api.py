@@ -434,17 +434,38 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
     def prompt_recall(self, prompt: str, project: str = "", load_model: bool = True) -> str:
         """The memories that confidently answer a prompt, as a bounded block ("" when none).
         ``load_model`` False (the per-prompt hook, a new process each time): with semantic
-        search on but its model not in memory, answer on words alone rather than spend the
-        seconds loading it (3-4 s here, past the hook's time budget)."""
+        search on but its model not in this process, the dense side comes from the resident
+        process that keeps it loaded (semantic/resident.py), or, when there is none yet, the
+        prompt is answered on words alone (and one is started) rather than spend the seconds
+        loading the model here (3-4 s, past the hook's time budget)."""
         from .loop.recall import prompt_recall
 
         if load_model or self.semantic is None or self.semantic.model_loaded():
             return prompt_recall(self, prompt, project)
-        dense, self.engine.dense = self.engine.dense, None
+        from .semantic import resident
+
+        nearby = None
+        if resident.wanted(self.config):
+            nearby = resident.ResidentDense(
+                self.layout.state, self.layout.workspace, self.semantic.fusion
+            )
+        dense, self.engine.dense = self.engine.dense, nearby
         try:
             return prompt_recall(self, prompt, project)
         finally:
             self.engine.dense = dense
+
+    def start_resident_model(self) -> bool:
+        """With semantic search on, start the process that keeps the model loaded for the
+        per-prompt hook (semantic/resident.py), unless one runs: the session-start hook calls
+        it so the model is loaded by the first prompt. False when nothing was started."""
+        if self.semantic is None:
+            return False
+        from .semantic import resident
+
+        if not resident.wanted(self.config):
+            return False
+        return resident.start(self.layout.workspace, self.layout.state)
 
     def capture(
         self,

@@ -122,6 +122,7 @@ def test_a_semantic_store_is_read_without_loading_the_model(ws, tmp_path, event,
     config = ws / "ihmt_memory" / "ihmt.config.json"
     data = json.loads(config.read_text(encoding="utf-8"))
     data["semantic"] = True
+    data["semantic_resident"] = False  # tests/test_resident_model.py starts that process
     config.write_text(json.dumps(data), encoding="utf-8")
     payload = {"hook_event_name": event, "session_id": "s1", "cwd": str(tmp_path), **extra}
     done = run_hook(ws, payload)

@@ -116,6 +116,7 @@ def handle(payload: dict, workspace: str | None, agent: str) -> str:
                 _note(note)
             return ""
         if event == "SessionStart":
+            memory.start_resident_model()  # semantic search: loaded by the first prompt
             context = memory.session_brief(project)
         else:
             context = memory.prompt_recall(_text(payload.get("prompt")), project, load_model=False)

