@@ -100,6 +100,11 @@ class SearchResult:
     # read); "" when the index is whole. Shown as a NOTICE; a NOT FOUND then has confidence 0
     index_incomplete: str = ""
     unreadable_leaves: int = 0  # memory files search cannot see for lack of permission
+    # with the semantic extra: the hits the model vouches for by meaning (a cosine above its
+    # high mark, or clear of every other memory's), whatever words they share with the query;
+    # and of those, the ones whose cosine reaches the high mark on its own
+    meaning_answers: list[str] = field(default_factory=list)
+    meaning_alone: list[str] = field(default_factory=list)
 
     def set_reason(self, code: str, **params) -> None:
         """Record why (a code plus parameters) and its English wording in ``reason``."""

@@ -773,6 +773,35 @@ def _result(text: str, hits: list, confidence: float, not_found: bool = False):
     )
 
 
+def test_a_memory_the_model_vouches_for_answers_a_question_in_other_words():
+    """With the semantic extra, a question that shares few words with its answer passes the
+    gate when the model vouches for that memory by meaning; the words alone would not, and a
+    request for work still needs its strict share of words."""
+    from ihmt.loop.recall import prompt_recall
+
+    reply = _hit(
+        "m1", '3 days (in reply to: "What\'s the lookback for late POS data?")', 2.0, 0.1, ["day"]
+    )
+    reply.matched_terms = ["night", "run"]
+    question = "how far back does the nightly sales run reprocess late transactions?"
+    request = "make the nightly sales run reprocess late transactions"
+    vouched = _result(question, [reply], 0.45)
+    vouched.meaning_answers = ["m1"]
+    asked = _result(request, [reply], 0.45)
+    asked.meaning_answers = ["m1"]
+    memory = _ScriptedMemory({question: vouched, request: asked})
+    assert "3 days" in prompt_recall(memory, question)
+    assert prompt_recall(memory, request) == ""
+    vouched.meaning_answers = []  # words alone: a tenth of the question is too little
+    assert prompt_recall(memory, question) == ""
+    # one shared word is a stray match unless the cosine answers on its own
+    reply.matched_terms = ["night"]
+    vouched.meaning_answers = ["m1"]
+    assert prompt_recall(memory, question) == ""
+    vouched.meaning_alone = ["m1"]
+    assert "3 days" in prompt_recall(memory, question)
+
+
 def test_a_question_sharing_one_word_with_a_memory_gets_it_a_statement_does_not():
     from ihmt.loop.recall import prompt_recall
 

@@ -192,6 +192,26 @@ def test_unrelated_questions_stay_not_found(store):
 
 
 @needs_model
+def test_the_hook_shows_what_meaning_vouches_for_and_nothing_for_unrelated_prompts(store):
+    """The per-prompt hook's gate: "begin" is the one word "when does my kid begin her
+    education?" shares with the answer, too little for words alone; the model's cosine
+    answers on its own, so the hook shows it. Unrelated questions and coding prompts get
+    nothing."""
+    question = "when does my kid begin her education?"
+    result = store.search(question)
+    assert result.best.content == MEMORIES["school"]
+    assert result.best.leaf_id in result.meaning_alone
+    assert MEMORIES["school"] in store.prompt_recall(question)
+    dense, store.engine.dense = store.engine.dense, None
+    try:
+        assert store.prompt_recall(question) == ""  # the same store on words alone
+    finally:
+        store.engine.dense = dense
+    for prompt in [*UNRELATED, "fix this test", "why is the docker image so large?"]:
+        assert store.prompt_recall(prompt) == "", prompt
+
+
+@needs_model
 def test_a_shared_word_still_ranks_first(store):
     result = store.search("Miso")
     assert _answer(result) == MEMORIES["miso"]

@@ -253,11 +253,19 @@ def _confident_hits(result, text: str, again: bool) -> list:
     # carries half the question ("who handles the .deb?" and "the deb ones go to kavya"),
     # not a stray "fix" or "handles".
     topic = asks(text) and best.coverage >= TOPIC_COVERAGE
-    one_word = len(best.matched_terms) < 2 and not topic
+    # with the semantic extra, a memory the model vouches for by meaning is no stray match:
+    # it covers the question as a fair share of its words would, and one so close in meaning
+    # that its cosine answers alone needs no second shared word ("what pet do I own?" and
+    # "I adopted a grey cat called Miso")
+    vouched = best.leaf_id in result.meaning_answers
+    close = best.leaf_id in result.meaning_alone
+    one_word = len(best.matched_terms) < 2 and not topic and not close
     strict = one_word or REQUEST.search(after_acknowledgement(text))
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
-    if not again and (result.confidence < floor_confidence or best.coverage < floor_coverage):
+    # a request still needs the strict share of words
+    coverage = max(best.coverage, RECALL_COVERAGE) if vouched else best.coverage
+    if not again and (result.confidence < floor_confidence or coverage < floor_coverage):
         return []
     # the answer is often the second or third match ("which branch deploys to staging?" finds
     # the prod branch first): once the best one qualifies, the next ones come along
