@@ -459,8 +459,8 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         """With semantic search on, start the process that keeps the model loaded for the
         per-prompt hook (semantic/resident.py), unless one runs: the session-start hook calls
         it so the model is loaded by the first prompt. False when nothing was started."""
-        if self.semantic is None:
-            return False
+        if self.semantic is None or self.semantic.model_loaded():
+            return False  # this process searches with its own model (a server, a benchmark)
         from .semantic import resident
 
         if not resident.wanted(self.config):

@@ -19,7 +19,7 @@ import pytest
 
 from ihmt import IHMT
 from ihmt.loop import settings
-from ihmt.semantic import resident
+from ihmt.semantic import resident, resident_server
 from ihmt.semantic.fusion import DenseHits, Fusion
 
 pytestmark = pytest.mark.skipif(not resident.supported(), reason="needs Unix sockets and flock")
@@ -36,7 +36,7 @@ def _fake_server(path: str, replies: list[bytes], received: list[bytes]) -> thre
             for reply in replies:
                 conn, _ = server.accept()
                 with conn:
-                    received.append(resident._recv_line(conn, resident.MAX_REQUEST))
+                    received.append(resident.recv_line(conn, resident.MAX_REQUEST))
                     conn.sendall(reply)
 
     thread = threading.Thread(target=loop, daemon=True)
@@ -110,13 +110,13 @@ def test_no_resident_process_answers_on_words_and_starts_one(state, tmp_path, mo
 )
 def test_a_bad_request_is_refused(raw):
     with pytest.raises(ValueError):
-        resident._request(raw)
+        resident_server._request(raw)
 
 
 def test_a_request_is_cut_to_size_and_stop_is_a_request_of_its_own():
-    text, also = resident._request(json.dumps({"text": "q" * 9000, "also": ["L"] * 900}))
+    text, also = resident_server._request(json.dumps({"text": "q" * 9000, "also": ["L"] * 900}))
     assert len(text) == resident.MAX_TEXT and len(also) == resident.MAX_IDS
-    assert resident._request(b'{"stop": true}') is None
+    assert resident_server._request(b'{"stop": true}') is None
 
 
 def _served_store(tmp_path, monkeypatch, hits: DenseHits):
@@ -134,7 +134,7 @@ def _served_store(tmp_path, monkeypatch, hits: DenseHits):
 def _serve_in_thread(workspace, **kwargs):
     done: list[int] = []
     thread = threading.Thread(
-        target=lambda: done.append(resident.serve(str(workspace), **kwargs)), daemon=True
+        target=lambda: done.append(resident_server.serve(str(workspace), **kwargs)), daemon=True
     )
     thread.start()
     return thread, done
@@ -170,7 +170,7 @@ def test_a_second_process_for_the_same_store_leaves_at_once(tmp_path, monkeypatc
     state = workspace / "ihmt_memory" / "state"
     thread, _ = _serve_in_thread(workspace, idle=30)
     _wait_for(resident.address(state))
-    assert resident.serve(str(workspace), idle=30) == 0  # the lock is held: nothing to do
+    assert resident_server.serve(str(workspace), idle=30) == 0  # the lock is held: nothing to do
     assert resident.stop(state) == 0
     thread.join(10)
 
@@ -182,7 +182,7 @@ def test_the_process_exits_when_idle_or_when_its_settings_change(tmp_path, monke
     thread, done = _serve_in_thread(workspace, idle=0.3)
     thread.join(10)
     assert done == [0] and not resident.running(state)
-    monkeypatch.setattr(resident, "CHECK_SECONDS", 0.1)
+    monkeypatch.setattr(resident_server, "CHECK_SECONDS", 0.1)
     thread, done = _serve_in_thread(workspace, idle=60)
     _wait_for(resident.address(state))
     config = workspace / "ihmt_memory" / "ihmt.config.json"

@@ -6,27 +6,24 @@ prompt) starts this process in the background; it loads the model once, listens 
 socket only its user can open, and answers each prompt's dense side (``DenseHits``: the
 nearest memories and the cosines of the lexical candidates) in a few milliseconds. A prompt
 that finds no resident process answers on words alone and starts one for the next prompt.
-After ``IDLE_SECONDS`` without a request, or when the store's settings change, it exits.
+After 30 idle minutes, or when the store's settings change, it exits.
 
-One process per store: a lock file in the store's state folder keeps a second one from
-starting. What comes through the socket is checked like any other input (sizes, types); a
+This module is the prompts' side and what both sides share; the process itself is
+resident_server.py (a service above the facade). One process per store: a lock file in the
+store's state folder keeps a second one from starting. What comes through the socket is checked like any other input (sizes, types); a
 reply that is not what a resident process writes is ignored (the prompt is answered on words).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import sys
-import time
 from pathlib import Path
 
 from .fusion import DenseHits, Fusion
 
-IDLE_SECONDS = 1800  # a resident process with no request for this long exits
-CHECK_SECONDS = 30  # ... and it looks at the store's settings this often
 SETTING = "semantic_resident"  # false in ihmt.config.json: never start one (words alone)
 CONNECT_SECONDS = 0.2  # a prompt waits this long to reach it ...
 REPLY_SECONDS = 1.0  # ... and this long for its answer, then answers on words
@@ -62,7 +59,7 @@ def _private_dir() -> Path:
     return folder
 
 
-def _recv_line(conn: socket.socket, limit: int) -> bytes:
+def recv_line(conn: socket.socket, limit: int) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
         chunk = conn.recv(65536)
@@ -106,7 +103,7 @@ class ResidentDense:
             conn.connect(address(self.state_dir))
             conn.settimeout(REPLY_SECONDS)
             conn.sendall(json.dumps(request).encode() + b"\n")
-            reply = json.loads(_recv_line(conn, MAX_REPLY) or b"null")
+            reply = json.loads(recv_line(conn, MAX_REPLY) or b"null")
         if not isinstance(reply, dict):
             raise ValueError("not a reply")
         return reply
@@ -169,7 +166,7 @@ def start(workspace: Path, state_dir: Path) -> bool:
     }
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "ihmt.semantic.resident", str(workspace)],
+            [sys.executable, "-m", "ihmt.semantic.resident_server", str(workspace)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -180,9 +177,6 @@ def start(workspace: Path, state_dir: Path) -> bool:
     except OSError:
         return False
     return True
-
-
-# -- the resident process ----------------------------------------------------------------------
 
 
 def stop(state_dir: Path) -> int | None:
@@ -196,139 +190,10 @@ def stop(state_dir: Path) -> int | None:
             conn.connect(address(Path(state_dir)))
             conn.settimeout(REPLY_SECONDS * 5)
             conn.sendall(b'{"stop": true}\n')
-            reply = json.loads(_recv_line(conn, MAX_REPLY) or b"null")
+            reply = json.loads(recv_line(conn, MAX_REPLY) or b"null")
     except (OSError, ValueError):
         return None
     if not isinstance(reply, dict) or reply.get("stopping") is not True:
         return None
     answered = reply.get("answered")
     return answered if isinstance(answered, int) else 0
-
-
-def _request(raw: bytes) -> tuple[str, list[str]] | None:
-    """(text, also) of a search, or None for a request to stop."""
-    data = json.loads(raw)
-    if isinstance(data, dict) and data.get("stop") is True:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-        raise ValueError("a request is {text, also}")
-    also = data.get("also", [])
-    if not isinstance(also, list) or not all(isinstance(i, str) and len(i) < 200 for i in also):
-        raise ValueError("also: a list of memory ids")
-    return data["text"][:MAX_TEXT], also[:MAX_IDS]
-
-
-def _reply(hits: DenseHits | None) -> dict:
-    if hits is None:
-        return {"none": True}
-    return {
-        "top": hits.top,
-        "score": hits.score,
-        "cosine": hits.cosine,
-        "best": hits.best,
-        "background": hits.background,
-    }
-
-
-def serve(workspace: str, idle: float = IDLE_SECONDS) -> int:
-    """Load the model once and answer prompts' dense searches until idle for ``idle`` seconds
-    or the store's settings change. Exits at once when another process serves this store."""
-    import fcntl
-
-    from ..api import IHMT
-
-    memory = IHMT.open(workspace)
-    state_dir = memory.layout.state
-    settings = memory.layout.config
-    lock = open(state_dir / LOCK_NAME, "a+b")  # noqa: SIM115 - held for the process's life
-    for attempt in range(5):  # ``running`` holds the lock for an instant to look at it
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except OSError:
-            if attempt == 4:  # another process serves this store
-                memory.close()
-                lock.close()
-                return 0
-            time.sleep(0.05)
-    path = address(state_dir)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        if memory.semantic is None or not wanted(memory.config):
-            return 0
-        if memory.semantic.embedder() is None:  # the model cannot load: say so once, stop
-            sys.stderr.write(f"ihmt resident model: {memory.semantic.error}\n")
-            return 1
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        old_mask = os.umask(0o177)  # the socket: read and write for this user only
-        try:
-            server.bind(path)
-        finally:
-            os.umask(old_mask)
-        server.listen(16)
-        server.settimeout(min(idle, CHECK_SECONDS))
-        stamp, last = _stamp(settings), time.monotonic()
-        served = [0]  # searches answered, told to whoever stops the process
-        while time.monotonic() - last < idle and _stamp(settings) == stamp:
-            # a changed settings file (semantic switched off, another model): the next
-            # prompt starts a process that reads them anew
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                if not _answer(conn, memory, served):
-                    break
-            last = time.monotonic()
-        return 0
-    finally:
-        server.close()
-        with contextlib.suppress(OSError):
-            if os.path.exists(path):
-                os.unlink(path)
-        memory.close()
-        lock.close()
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        info = path.stat()
-    except OSError:
-        return (0, 0)
-    return (info.st_mtime_ns, info.st_size)
-
-
-def _answer(conn: socket.socket, memory, served: list[int]) -> bool:
-    """Answer one request; False when it asked the process to stop."""
-    conn.settimeout(2.0)
-    going_on = True
-    try:
-        request = _request(_recv_line(conn, MAX_REQUEST))
-        if request is None:
-            reply, going_on = {"stopping": True, "answered": served[0]}, False
-        else:
-            reply = _reply(memory.semantic.search(*request))
-            served[0] += 1
-    except (OSError, ValueError):
-        reply = {"error": "bad request"}
-    with contextlib.suppress(OSError):
-        conn.sendall(json.dumps(reply).encode() + b"\n")
-    return going_on
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        sys.stderr.write("usage: python -m ihmt.semantic.resident WORKSPACE\n")
-        return 2
-    started = time.monotonic()
-    try:
-        return serve(args[0])
-    except Exception as exc:  # a background process: nobody reads a traceback
-        sys.stderr.write(f"ihmt resident model: {exc} after {time.monotonic() - started:.0f}s\n")
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
