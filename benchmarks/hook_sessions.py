@@ -22,7 +22,14 @@ UserPromptSubmit payload. Reported per set and overall:
 Baseline in the same run: every turn (user and agent) stored raw, the flat-BM25 top 3 for
 every prompt.
 
-    python3 benchmarks/hook_sessions.py [--set NAME ...] [--semantic] [--no-write] [--show-misses]
+    python3 benchmarks/hook_sessions.py [--set NAME ...] [--semantic [--through-hook]] [--no-write] [--show-misses]
+
+``--through-hook`` (with ``--semantic``): the figures above run the hook's handler in this
+process, where the model is loaded. An agent runs each hook as a new process, which gets its
+side of meaning from the resident process (ihmt/semantic/resident.py) a session start
+starts. This sends every prompt again through the installed hook command, as a subprocess,
+and reports how many blocks equal the in-process ones, the hook's latency, and how long
+after the session-start hook the first prompt was answered through the resident process.
 """
 
 from __future__ import annotations
@@ -35,8 +42,8 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import FlatBM25, machine, write_section
-from hooks import claude_line, context_of
+from common import FlatBM25, machine, percentile, write_section
+from hooks import claude_line, compile_bytecode, context_of, run_hook
 
 HERE = Path(__file__).resolve().parent / "hook_sessions"
 
@@ -138,6 +145,69 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
     return {**out, "brief_tokens": estimate_tokens(brief) if brief else 0}
 
 
+def through_hook(result: dict, work: Path) -> dict:
+    """Every prompt of one set again, through the installed hook command with the resident
+    process (see the module doc); the set's in-process blocks are the reference."""
+    import os
+    import time
+
+    from ihmt.semantic import resident
+
+    name = result["set"]
+    ws, cwd = work / name, work / f"{name}-project"
+    state = ws / "ihmt_memory" / "state"
+    payload = {"session_id": f"{name}-hook", "transcript_path": None, "cwd": str(cwd)}
+    started = time.perf_counter()
+    run_hook(ws, {**payload, "hook_event_name": "SessionStart", "source": "startup"})
+    while not os.path.exists(resident.address(state)) and time.perf_counter() - started < 120:
+        time.sleep(0.1)
+    ready = time.perf_counter() - started
+    same, latency = 0, []
+    for row in result["rows"]:
+        out, ms = run_hook(
+            ws, {**payload, "hook_event_name": "UserPromptSubmit", "prompt": row["prompt"]}
+        )
+        latency.append(ms)
+        same += context_of(out) == row["block"]
+    answered = resident.stop(state)
+    return {
+        "same": same,
+        "prompts": len(result["rows"]),
+        "latency": latency,
+        "ready": ready,
+        "answered": answered,
+    }
+
+
+def hook_table(checks: list[dict], names: list[str]) -> list[str]:
+    latency = [ms for c in checks for ms in c["latency"]]
+    lines = [
+        "",
+        "Through the installed hook command (a new process per prompt, the side of meaning from "
+        "the resident process a session start starts):",
+        "",
+        "| measure | " + " | ".join(names) + " | all |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
+    cells = [f"{c['same']}/{c['prompts']}" for c in checks]
+    total = f"{sum(c['same'] for c in checks)}/{sum(c['prompts'] for c in checks)}"
+    lines.append("| blocks equal to the in-process ones | " + " | ".join(cells) + f" | {total} |")
+    cells = [
+        f"{statistics.median(c['latency']):.0f} / {percentile(c['latency'], 0.95):.0f}"
+        for c in checks
+    ]
+    lines.append(
+        "| UserPromptSubmit median / p95, ms | "
+        + " | ".join(cells)
+        + f" | {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} |"
+    )
+    cells = [f"{c['ready']:.1f}" for c in checks]
+    lines.append(
+        "| session start until the resident process listens, s | " + " | ".join(cells) + " | |"
+    )
+    return lines
+
+
 def share(values) -> str:
     values = list(values)
     if not values:
@@ -211,7 +281,12 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--show-misses", action="store_true")
     parser.add_argument("--semantic", action="store_true", help="stores with the semantic extra")
+    parser.add_argument(
+        "--through-hook", action="store_true", help="with --semantic: also through the hook command"
+    )
     args = parser.parse_args()
+    if args.through_hook and not args.semantic:
+        parser.error("--through-hook measures the resident semantic model: add --semantic")
     names = args.set or sorted(p.parent.name for p in HERE.glob("*/sessions.json"))
     paths = [HERE / n / "sessions.json" for n in names]
     missing = [str(p) for p in paths if not p.exists()]
@@ -227,6 +302,9 @@ def main() -> int:
         "",
         *table(results),
     ]
+    if args.through_hook:
+        compile_bytecode()
+        lines += hook_table([through_hook(r, work) for r in results], [r["set"] for r in results])
     body = "\n".join(lines)
     print(body)
     if args.show_misses:
