@@ -193,6 +193,25 @@ def test_the_process_exits_when_idle_or_when_its_settings_change(tmp_path, monke
     assert done == [0] and not os.path.exists(resident.address(state))
 
 
+def test_between_prompts_the_process_embeds_what_was_saved_since(tmp_path, monkeypatch):
+    from ihmt.semantic import retriever
+
+    hits = DenseHits(Fusion(), [], {}, {}, [], 0.0)
+    workspace = _served_store(tmp_path, monkeypatch, hits)
+    synced = []
+    monkeypatch.setattr(retriever.SemanticIndex, "in_step", lambda self: len(synced) > 1)
+    monkeypatch.setattr(
+        retriever.SemanticIndex,
+        "sync",
+        lambda self, progress=None, limit=None: synced.append(limit),
+    )
+    monkeypatch.setattr(resident_server, "CHECK_SECONDS", 0.05)
+    thread, done = _serve_in_thread(workspace, idle=0.6)
+    thread.join(10)
+    assert done == [0]
+    assert synced == [retriever.SEARCH_CATCH_UP] * 2  # until the vectors are in step
+
+
 def test_switched_off_in_the_settings_no_process_is_started(tmp_path, monkeypatch):
     memory = IHMT.initialize(tmp_path / "ws", semantic=True)
     try:

@@ -23,6 +23,7 @@ from .resident import (
     recv_line,
     wanted,
 )
+from .retriever import SEARCH_CATCH_UP
 
 IDLE_SECONDS = 1800  # a resident process with no request for this long exits
 CHECK_SECONDS = 30  # ... and it looks at the store's settings this often
@@ -99,6 +100,7 @@ def serve(workspace: str, idle: float = IDLE_SECONDS) -> int:
             try:
                 conn, _ = server.accept()
             except TimeoutError:
+                _catch_up(memory)
                 continue
             with conn:
                 if not _answer(conn, memory, served):
@@ -112,6 +114,17 @@ def serve(workspace: str, idle: float = IDLE_SECONDS) -> int:
                 os.unlink(path)
         memory.close()
         lock.close()
+
+
+def _catch_up(memory) -> None:
+    """Between prompts, embed the memories saved since (a capture of a few leaves leaves
+    them to the next search), so that search does not spend its time budget on them."""
+    index = memory.semantic
+    try:
+        if not index.in_step():
+            index.sync(limit=SEARCH_CATCH_UP)
+    except Exception:  # a broken sidecar: the next search answers on words, rebuild repairs
+        return
 
 
 def _stamp(path: Path) -> tuple[int, int]:
