@@ -998,7 +998,73 @@ def test_news_that_changes_a_fact_is_kept_as_a_correction_not_read_as_a_request(
     assert not REQUEST.search("Update: staging runs Postgres 16")
     assert not REQUEST.search("change of plan: we ship Friday")
     assert REQUEST.search("update the readme with the new port")
-    assert durable_sentence("change the port to 9000 in the compose file") == ""
+    # an order that sets a value is kept, as a decision (not a correction)
+    assert durable_sentence("change the port to 9000 in the compose file") == "decision"
+    assert durable_sentence("update the readme with the new port") == ""
+
+
+def test_an_order_that_sets_a_value_is_kept_as_a_decision():
+    """ "make it 4pm", "use 9464": the order is done in the session, but the value it sets
+    is what a later session asks for ("what time do reminders go out?"). Orders without a
+    value stay work for the session, and a question is no decision."""
+    from ihmt.loop.extract import durable_sentence, extract
+    from ihmt.loop.transcript import Turn
+
+    for order in (
+        "make it 4pm",
+        "use 9464",
+        "Also change the sync to every 2 hours.",
+        "change wholesale to 40% off retail",
+        "Make the freshness TTL 45s instead of 30s, across the board.",
+        "Use vitest, not jest.",
+    ):
+        assert durable_sentence(order) == "decision", order
+    for work in (
+        "make the API return 404 when the item is missing",
+        "rename the variable tmp to buffer everywhere",
+        "move the file to src/",
+        "use it",
+        "make it 2x faster?",
+        "fix this test",
+    ):
+        assert durable_sentence(work) == "", work
+    turns = [
+        Turn("user", "also Denise wants reminders earlier. make it 4pm", "2026-03-02T10:00:00Z"),
+        Turn("assistant", "Done: reminders now go out at 16:00.", "2026-03-02T10:01:00Z"),
+    ]
+    (kept,) = extract(turns)
+    assert kept.kind == "decision" and "make it 4pm" in kept.text and "Denise" in kept.text
+
+
+def test_a_reply_telling_the_agent_where_to_look_keeps_the_place():
+    """ "Loki. You query it through Grafana at grafana.hq.lan" answers "Where do the logs end
+    up?": the sentence speaks to the agent, but the host in it is the answer."""
+    from ihmt.loop.extract import extract
+    from ihmt.loop.transcript import Turn
+
+    turns = [
+        Turn(
+            "assistant",
+            "Where do the logs end up? I'd pick a format for it.",
+            "2026-03-02T10:00:00Z",
+        ),
+        Turn(
+            "user", "Loki. You query it through Grafana at grafana.hq.lan", "2026-03-02T10:01:00Z"
+        ),
+    ]
+    (kept,) = extract(turns)
+    assert "grafana.hq.lan" in kept.text and "Where do the logs end up?" in kept.text
+    turns[1] = Turn("user", "Loki. Thanks, you're great", "2026-03-02T10:01:00Z")
+    (kept,) = extract(turns)
+    assert "great" not in kept.text
+
+
+def test_a_prohibition_with_ever_is_a_rule_and_update_on_is_a_label():
+    from ihmt.loop.extract import durable_sentence
+
+    assert durable_sentence("don't hand-edit anything in src/sbe_gen, ever.") == "rule"
+    assert durable_sentence("no !! in nfc:validation, ever.") == "rule"
+    assert durable_sentence("Update on timing: soft launch moved to May 4.") == "statement"
 
 
 def test_changes_rules_and_spanish_statements_typed_to_an_agent_are_kept():

@@ -41,6 +41,16 @@ _SENTENCE = re.compile(
     r"|\n\s*\n\s*|\n(?![ \t]*[a-z(])"
 )
 _REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)
+# a request that sets something to a value is a decision a later session needs: "make it 4pm",
+# "change wholesale to 40% off retail", "Make the freshness TTL 45s instead of 30s", "use
+# 9464", "Use vitest, not jest". The value holds a digit, or another is named in its place.
+_SETS_VALUE = re.compile(
+    r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
+    r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put)\b"
+    r"(?=\s+\S*\d|.*(?:\b(?:to|it|at)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b|\brather than\b"
+    r"|,\s*not\s+\w))",
+    re.I,
+)
 _EXPLAINS = re.compile(
     r"\b(because|so that|since|the reason|i chose|i picked|i went with|i'll use|i will use|"
     r"i decided|decided to|instead of|rather than|trade-?off)\b",
@@ -142,14 +152,19 @@ def _looks_like_code(sentence: str) -> bool:
 
 def durable_sentence(sentence: str) -> str:
     """The kind of a user sentence a later session needs, or "" for one it does not."""
-    if _words(sentence) < MIN_WORDS or _looks_like_code(sentence):
+    if _looks_like_code(sentence):
         return ""
-    if RULE.search(sentence):
+    short = _words(sentence) < MIN_WORDS
+    if not short and RULE.search(sentence):
         return "rule"
     if sentence.rstrip().endswith("?"):
         return ""
-    if CORRECTION.search(sentence):
+    if not short and CORRECTION.search(sentence):
         return "correction"
+    if _SETS_VALUE.search(sentence):
+        return "decision"  # "make it 4pm", "use 9464": short, but a value set
+    if short:
+        return ""
     if REQUEST.search(sentence):
         return ""
     if _LISTENER.search(sentence) and not _FIRST_PERSON.search(sentence):
@@ -173,6 +188,13 @@ def says_something(sentence: str) -> bool:
     if REQUEST.search(text) or _FILLER.match(text):
         return False
     return not (_LISTENER.search(text) and not _FIRST_PERSON.search(text))
+
+
+def _tells_how(sentence: str) -> bool:
+    """An answer told to the agent ("You query it through Grafana at grafana.hq.lan"): "you"
+    is whoever does it, and a host, a path or a date in it is the fact asked for."""
+    text = sentence.strip()
+    return bool(_LISTENER.search(text) and _SPECIFIC.search(text)) and not text.endswith("?")
 
 
 def speaker_of(text: str) -> tuple[str, str]:
@@ -243,7 +265,7 @@ def _from_user(
         kind = durable_sentence(sentence)
         if kind:
             kinds.append(kind)
-        if kind or answering and says_something(sentence):
+        if kind or answering and (says_something(sentence) or _tells_how(sentence)):
             kept.append(sentence)
     if option[1]:
         # "B." says nothing alone: the pick is kept with the option it names

@@ -14,7 +14,9 @@ RULE = re.compile(
     # Spanish: "siempre en español", "nunca en viernes", "a partir de ahora"
     r"siempre|nunca|jam[aá]s|a partir de ahora|de ahora en adelante)\b"
     r"|\b(new rule|the rule is|rule:|important:|regla:|importante:)"
-    r"|\brules? (for|about|on) [\w .#/-]{1,40}:",  # "rule for looker: explores only …"
+    r"|\brules? (for|about|on) [\w .#/-]{1,40}:"  # "rule for looker: explores only …"
+    # "don't hand-edit anything in src/gen, ever", "no !! in nfc:validation, ever"
+    r"|,\s*ever\b",
     re.I,
 )
 DECISION = re.compile(
@@ -45,8 +47,8 @@ REQUEST = re.compile(
     r"lets|go|continue|do|commit|push|review|summarize|describe|undo|revert|format|bump|convert|"
     r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b"
     # "debug should point at stage-eu", "test runs are slow": a subject, not an order; "Update:",
-    # "change of plans": a label or a noun
+    # "Update on timing:", "change of plans": a label or a noun
     r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?|of)\b)"
-    r"(?!\s*:)",
+    r"(?!\s*:)(?!\s+on\b[^:.!?]{0,40}:)",
     re.I,
 )
