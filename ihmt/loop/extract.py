@@ -56,6 +56,12 @@ _EXPLAINS = re.compile(
     r"i decided|decided to|instead of|rather than|trade-?off)\b",
     re.I,
 )
+# a proposal the user then accepts ("I'd cluster by (snapshot_date, store_id)", "I'd use
+# 9464", "One design point: I'll key every send on `parcel_id:event_seq`", "I set
+# `process.cache = 'lenient'`")
+_PROPOSES = re.compile(
+    r"\b(i'?d|i would|i'll|i will|i've set|i set|my plan|proposal|design (point|choice))\b", re.I
+)
 # a question that points back to what the sentence before it named
 _POINTS_BACK = re.compile(r"\b(it|its|it's|that|this|they|them|those|these|there|one)\b", re.I)
 REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
@@ -287,7 +293,9 @@ def _explanation(turn: Turn) -> str:
     kept = [
         s
         for s in sentences(turn.text)
-        if _EXPLAINS.search(s) and not _looks_like_code(s) and _words(s) >= MIN_WORDS
+        if (_EXPLAINS.search(s) or _PROPOSES.search(s))
+        and not _looks_like_code(s)
+        and _words(s) >= MIN_WORDS
     ]
     return " ".join(kept[:3])[:MAX_MEMORY_CHARS]
 
