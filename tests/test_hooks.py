@@ -1059,6 +1059,42 @@ def test_a_reply_telling_the_agent_where_to_look_keeps_the_place():
     assert "great" not in kept.text
 
 
+def test_a_proposal_the_user_accepts_is_kept_and_one_rejected_is_not():
+    """The agent's "I'd cluster by (snapshot_date, store_id)" followed by "ok, sounds good" is
+    a decision taken: kept, like an explanation with "because". "no, keep it as it is" after
+    it is none."""
+    from ihmt.loop.extract import extract
+    from ihmt.loop.transcript import Turn
+
+    proposal = (
+        "With 215 locations and daily snapshots, I'd cluster by (snapshot_date, store_id). "
+        "I would not add item_id: too high cardinality."
+    )
+    turns = [
+        Turn("assistant", proposal, "2026-03-02T10:00:00Z"),
+        Turn("user", "ok, sounds good", "2026-03-02T10:01:00Z"),
+    ]
+    (kept,) = extract(turns)
+    assert kept.kind == "explanation" and "(snapshot_date, store_id)" in kept.text
+    turns[1] = Turn("user", "no, keep it as it is", "2026-03-02T10:01:00Z")
+    assert [c for c in extract(turns) if c.kind == "explanation"] == []
+
+
+def test_a_request_made_only_of_running_the_tests_gets_nothing():
+    """ "run the tests again" shares "test" and "run" with many memories; every word of it is
+    about doing the work, so no memory answers it, however well it covers those words."""
+    from ihmt.loop.recall import prompt_recall
+
+    rule = _hit(
+        "m1", "always run the tests before you commit, never push red", 4.0, 1.0, ["run", "test"]
+    )
+    memory = _ScriptedMemory({"run the tests again": _result("run the tests again", [rule], 0.9)})
+    assert prompt_recall(memory, "run the tests again") == ""
+    question = "which tests do we run before a commit?"
+    memory.results[question] = _result(question, [rule], 0.9)
+    assert "always run the tests" in prompt_recall(memory, question)
+
+
 def test_a_prohibition_with_ever_is_a_rule_and_update_on_is_a_label():
     from ihmt.loop.extract import durable_sentence
 

@@ -97,6 +97,8 @@ _WH = re.compile(r"(which|what|whats|what's|where|when|who|whose|how|why|remind)
 MIN_CLAUSE_TERMS = 2
 # words of doing the work, not of what memory holds: "how do i fix it" asks about nothing saved
 _WORK_WORDS = frozenset(terms("fix fixing add make change try help explain debug look check mean"))
+# ... and a request made only of them and of running the tests names nothing memory holds
+_DOING_WORDS = _WORK_WORDS | frozenset(terms("run rerun test tests again"))
 BRIEF_FACTS = 12
 BRIEF_DECISIONS = 8
 BRIEF_ANSWERS = 12
@@ -260,7 +262,10 @@ def _confident_hits(result, text: str, again: bool) -> list:
     vouched = best.leaf_id in result.meaning_answers
     close = best.leaf_id in result.meaning_alone
     one_word = len(best.matched_terms) < 2 and not topic and not close
-    strict = one_word or REQUEST.search(after_acknowledgement(text))
+    request = REQUEST.search(after_acknowledgement(text))
+    if request and not set(terms(text)) - _DOING_WORDS:
+        return []  # "run the tests again": every word is about doing the work
+    strict = one_word or request
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
     # a request still needs the strict share of words
