@@ -212,6 +212,36 @@ def test_between_prompts_the_process_embeds_what_was_saved_since(tmp_path, monke
     assert synced == [retriever.SEARCH_CATCH_UP] * 2  # until the vectors are in step
 
 
+def test_a_model_that_cannot_load_is_not_tried_again_on_every_prompt(tmp_path, monkeypatch):
+    """Each try costs seconds of a background process: after a failure, prompts answer on
+    words and start none until RETRY_SECONDS have passed; a process that loads clears it."""
+    import subprocess as sp
+
+    from ihmt.semantic import retriever
+
+    workspace = tmp_path / "ws"
+    IHMT.initialize(workspace, semantic=True).close()
+    state = workspace / "ihmt_memory" / "state"
+
+    def cannot_load(self):
+        self.error = "cannot load the model 'x': no such file"
+        return None
+
+    monkeypatch.setattr(retriever.SemanticIndex, "embedder", cannot_load)
+    assert resident_server.serve(str(workspace), idle=1) == 1
+    assert "no such file" in (state / resident.FAILED_NAME).read_text(encoding="utf-8")
+    spawned = []
+    monkeypatch.setattr(sp, "Popen", lambda *args, **kwargs: spawned.append(args))
+    assert resident.start(workspace, state) is False and spawned == []
+    old = time.time() - resident.RETRY_SECONDS - 5
+    os.utime(state / resident.FAILED_NAME, (old, old))
+    assert resident.start(workspace, state) is True and len(spawned) == 1
+    monkeypatch.setattr(retriever.SemanticIndex, "embedder", lambda self: object())
+    thread, done = _serve_in_thread(workspace, idle=0.2)
+    thread.join(10)
+    assert done == [0] and not (state / resident.FAILED_NAME).exists()
+
+
 def test_switched_off_in_the_settings_no_process_is_started(tmp_path, monkeypatch):
     memory = IHMT.initialize(tmp_path / "ws", semantic=True)
     try:

@@ -20,6 +20,7 @@ import json
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 
 from .fusion import DenseHits, Fusion
@@ -33,6 +34,8 @@ MAX_TEXT = 4000
 MAX_IDS = 500
 SOCKET_NAME = "embedder.sock"
 LOCK_NAME = "embedder.lock"
+FAILED_NAME = "embedder.failed"  # why the last one could not load the model (and when)
+RETRY_SECONDS = 600  # ... after which a prompt may start another
 _UNIX_PATH = 100  # a socket path longer than this does not bind on every platform
 
 
@@ -155,7 +158,7 @@ def running(state_dir: Path) -> bool:
 def start(workspace: Path, state_dir: Path) -> bool:
     """Start a resident process for this store in the background (False when one runs or
     it cannot be started). It runs with site-packages, where the model's packages are."""
-    if not supported() or running(state_dir):
+    if not supported() or running(state_dir) or failed_recently(state_dir):
         return False
     import subprocess
 
@@ -177,6 +180,16 @@ def start(workspace: Path, state_dir: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def failed_recently(state_dir: Path) -> bool:
+    """Whether a resident process could not load the model in the last ``RETRY_SECONDS``:
+    then prompts do not start one each (each would spend seconds failing the same way)."""
+    try:
+        when = (Path(state_dir) / FAILED_NAME).stat().st_mtime
+    except OSError:
+        return False
+    return 0 <= time.time() - when < RETRY_SECONDS
 
 
 def stop(state_dir: Path) -> int | None:

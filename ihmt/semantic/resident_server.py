@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .fusion import DenseHits
 from .resident import (
+    FAILED_NAME,
     LOCK_NAME,
     MAX_IDS,
     MAX_REQUEST,
@@ -80,9 +81,14 @@ def serve(workspace: str, idle: float = IDLE_SECONDS) -> int:
     try:
         if memory.semantic is None or not wanted(memory.config):
             return 0
-        if memory.semantic.embedder() is None:  # the model cannot load: say so once, stop
+        failed = state_dir / FAILED_NAME
+        if memory.semantic.embedder() is None:  # the model cannot load: say so, stop
+            with contextlib.suppress(OSError):  # ... and prompts start none for a while
+                failed.write_text(memory.semantic.error[:500] + "\n", encoding="utf-8")
             sys.stderr.write(f"ihmt resident model: {memory.semantic.error}\n")
             return 1
+        with contextlib.suppress(FileNotFoundError):
+            failed.unlink()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         old_mask = os.umask(0o177)  # the socket: read and write for this user only
