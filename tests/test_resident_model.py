@@ -78,6 +78,9 @@ def test_a_resident_reply_becomes_the_engines_dense_hits(state, tmp_path):
         b'{"none": true}\n',
         b'["L1"]\n',
         b'{"top": [], "score": {"L1": "x"}, "cosine": {}, "best": [], "background": 0}\n',
+        b'{"top": [], "score": {"L1": "0.5"}, "cosine": {}, "best": [], "background": 0}\n',
+        b'{"top": [], "score": {"L1": NaN}, "cosine": {}, "best": [], "background": 0}\n',
+        b'{"top": [], "score": {}, "cosine": {}, "best": [["L1", 1e999]], "background": 0}\n',
         b"x" * (resident.MAX_REPLY + 10),
     ],
 )

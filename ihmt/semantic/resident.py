@@ -10,8 +10,9 @@ After 30 idle minutes, or when the store's settings change, it exits.
 
 This module is the prompts' side and what both sides share; the process itself is
 resident_server.py (a service above the facade). One process per store: a lock file in the
-store's state folder keeps a second one from starting. What comes through the socket is checked like any other input (sizes, types); a
-reply that is not what a resident process writes is ignored (the prompt is answered on words).
+store's state folder keeps a second one from starting. What comes through the socket is
+checked like any other input (sizes, types, finite numbers); a reply that is not what a
+resident process writes is ignored (the prompt is answered on words).
 """
 
 from __future__ import annotations
@@ -116,13 +117,23 @@ def _hits_of(reply: dict, fusion: Fusion) -> DenseHits | None:
     """The reply as DenseHits, or None when it is not one a resident process writes."""
     try:
         top = [str(i) for i in reply["top"]]
-        score = {str(k): float(v) for k, v in reply["score"].items()}
-        cosine = {str(k): float(v) for k, v in reply["cosine"].items()}
-        best = [(str(i), float(c)) for i, c in reply["best"]][:2]
-        background = float(reply["background"])
+        score = {str(k): _finite(v) for k, v in reply["score"].items()}
+        cosine = {str(k): _finite(v) for k, v in reply["cosine"].items()}
+        best = [(str(i), _finite(c)) for i, c in reply["best"]][:2]
+        background = _finite(reply["background"])
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return DenseHits(fusion, top, score, cosine, best, background)
+
+
+def _finite(value) -> float:
+    """A cosine or a score: a number (not a string, not NaN, not infinite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("not a number")
+    number = float(value)
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError("not a finite number")
+    return number
 
 
 def supported() -> bool:
