@@ -116,6 +116,17 @@ def test_a_bad_request_is_refused(raw):
         resident_server._request(raw)
 
 
+def test_a_request_the_process_cannot_read_gets_an_error_reply_and_it_goes_on():
+    served = [0]
+    for raw in (b"[" * 60_000 + b"\n", b"\xff\xfe\n", b'{"text": 1}\n'):
+        left, right = socket.socketpair()
+        with left, right:
+            left.sendall(raw)
+            assert resident_server._answer(right, memory=None, served=served) is True
+            assert json.loads(resident.recv_line(left, 1024)) == {"error": "bad request"}
+    assert served == [0]
+
+
 def test_a_request_is_cut_to_size_and_stop_is_a_request_of_its_own():
     text, also = resident_server._request(json.dumps({"text": "q" * 9000, "also": ["L"] * 900}))
     assert len(text) == resident.MAX_TEXT and len(also) == resident.MAX_IDS

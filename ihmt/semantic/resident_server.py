@@ -152,7 +152,7 @@ def _answer(conn: socket.socket, memory, served: list[int]) -> bool:
         else:
             reply = _reply(memory.semantic.search(*request))
             served[0] += 1
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nesting past the parser's depth too
         reply = {"error": "bad request"}
     with contextlib.suppress(OSError):
         conn.sendall(json.dumps(reply).encode() + b"\n")
