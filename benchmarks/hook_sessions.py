@@ -36,9 +36,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import tempfile
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -148,9 +150,6 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
 def through_hook(result: dict, work: Path) -> dict:
     """Every prompt of one set again, through the installed hook command with the resident
     process (see the module doc); the set's in-process blocks are the reference."""
-    import os
-    import time
-
     from ihmt.semantic import resident
 
     name = result["set"]

@@ -1008,7 +1008,6 @@ def test_an_order_that_sets_a_value_is_kept_as_a_decision():
     is what a later session asks for ("what time do reminders go out?"). Orders without a
     value stay work for the session, and a question is no decision."""
     from ihmt.loop.extract import durable_sentence, extract
-    from ihmt.loop.transcript import Turn
 
     for order in (
         "make it 4pm",
@@ -1029,8 +1028,8 @@ def test_an_order_that_sets_a_value_is_kept_as_a_decision():
     ):
         assert durable_sentence(work) == "", work
     turns = [
-        Turn("user", "also Denise wants reminders earlier. make it 4pm", "2026-03-02T10:00:00Z"),
-        Turn("assistant", "Done: reminders now go out at 16:00.", "2026-03-02T10:01:00Z"),
+        _user("also Denise wants reminders earlier. make it 4pm"),
+        _agent("Done: reminders now go out at 16:00."),
     ]
     (kept,) = extract(turns)
     assert kept.kind == "decision" and "make it 4pm" in kept.text and "Denise" in kept.text
@@ -1040,21 +1039,14 @@ def test_a_reply_telling_the_agent_where_to_look_keeps_the_place():
     """ "Loki. You query it through Grafana at grafana.hq.lan" answers "Where do the logs end
     up?": the sentence speaks to the agent, but the host in it is the answer."""
     from ihmt.loop.extract import extract
-    from ihmt.loop.transcript import Turn
 
     turns = [
-        Turn(
-            "assistant",
-            "Where do the logs end up? I'd pick a format for it.",
-            "2026-03-02T10:00:00Z",
-        ),
-        Turn(
-            "user", "Loki. You query it through Grafana at grafana.hq.lan", "2026-03-02T10:01:00Z"
-        ),
+        _agent("Where do the logs end up? I'd pick a format for it."),
+        _user("Loki. You query it through Grafana at grafana.hq.lan"),
     ]
     (kept,) = extract(turns)
     assert "grafana.hq.lan" in kept.text and "Where do the logs end up?" in kept.text
-    turns[1] = Turn("user", "Loki. Thanks, you're great", "2026-03-02T10:01:00Z")
+    turns[1] = _user("Loki. Thanks, you're great")
     (kept,) = extract(turns)
     assert "great" not in kept.text
 
@@ -1064,19 +1056,15 @@ def test_a_proposal_the_user_accepts_is_kept_and_one_rejected_is_not():
     a decision taken: kept, like an explanation with "because". "no, keep it as it is" after
     it is none."""
     from ihmt.loop.extract import extract
-    from ihmt.loop.transcript import Turn
 
     proposal = (
         "With 215 locations and daily snapshots, I'd cluster by (snapshot_date, store_id). "
         "I would not add item_id: too high cardinality."
     )
-    turns = [
-        Turn("assistant", proposal, "2026-03-02T10:00:00Z"),
-        Turn("user", "ok, sounds good", "2026-03-02T10:01:00Z"),
-    ]
+    turns = [_agent(proposal), _user("ok, sounds good")]
     (kept,) = extract(turns)
     assert kept.kind == "explanation" and "(snapshot_date, store_id)" in kept.text
-    turns[1] = Turn("user", "no, keep it as it is", "2026-03-02T10:01:00Z")
+    turns[1] = _user("no, keep it as it is")
     assert [c for c in extract(turns) if c.kind == "explanation"] == []
 
 

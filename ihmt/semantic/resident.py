@@ -102,15 +102,21 @@ class ResidentDense:
         return hits
 
     def _ask(self, request: dict) -> dict:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(CONNECT_SECONDS)
-            conn.connect(address(self.state_dir))
-            conn.settimeout(REPLY_SECONDS)
-            conn.sendall(json.dumps(request).encode() + b"\n")
-            reply = json.loads(recv_line(conn, MAX_REPLY) or b"null")
-        if not isinstance(reply, dict):
-            raise ValueError("not a reply")
-        return reply
+        return _exchange(self.state_dir, request, REPLY_SECONDS)
+
+
+def _exchange(state_dir: Path, request: dict, reply_seconds: float) -> dict:
+    """One request to this store's resident process and its reply (a JSON object); OSError
+    when it cannot be reached in time, ValueError when the reply is not an object."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(CONNECT_SECONDS)
+        conn.connect(address(Path(state_dir)))
+        conn.settimeout(reply_seconds)
+        conn.sendall(json.dumps(request).encode() + b"\n")
+        reply = json.loads(recv_line(conn, MAX_REPLY) or b"null")
+    if not isinstance(reply, dict):
+        raise ValueError("not a reply")
+    return reply
 
 
 def _hits_of(reply: dict, fusion: Fusion) -> DenseHits | None:
@@ -209,15 +215,10 @@ def stop(state_dir: Path) -> int | None:
     if not supported():
         return None
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(CONNECT_SECONDS)
-            conn.connect(address(Path(state_dir)))
-            conn.settimeout(REPLY_SECONDS * 5)
-            conn.sendall(b'{"stop": true}\n')
-            reply = json.loads(recv_line(conn, MAX_REPLY) or b"null")
+        reply = _exchange(state_dir, {"stop": True}, REPLY_SECONDS * 5)
     except (OSError, ValueError):
         return None
-    if not isinstance(reply, dict) or reply.get("stopping") is not True:
+    if reply.get("stopping") is not True:
         return None
     answered = reply.get("answered")
     return answered if isinstance(answered, int) else 0
