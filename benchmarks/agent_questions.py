@@ -149,6 +149,12 @@ SETS = {
     # coffee cooperative's inventory app (two Pablos), a Seville online-courses company's
     # video transcoding pipeline (two Rocíos)
     "blind24": ["azahar", "tostadero", "fotograma"],
+    # twenty-third session (2026-12-04), written blind the same way and committed before their
+    # first run, which measures the code the session started from (88e2923) and its final
+    # code: a two-person indie studio in Cork selling a Rust audio plugin (some notes in
+    # Spanish), a Monterrey grocery chain's data-engineering team (much of it in Spanish), a
+    # Halifax marine-ecology lab's seal-tracking web app (a Chilean postdoc's Spanish notes)
+    "blind25": ["kestrel", "almacenes", "tideline"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
