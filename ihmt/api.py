@@ -113,13 +113,28 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
             on_removed=semantic.on_removed,
         )
         self.engine = SearchEngine(
-            self.tree, self.catalog, self.config, self.time_context, dense=self.semantic
+            self.tree, self.catalog, self.config, self.time_context, dense=self._dense_side()
         )
         catalog = self.layout.catalog
         if not catalog.exists() or catalog.stat().st_size == 0:
             self._recover_lost_catalog()
         else:
             self._refresh_vocabulary()
+
+    def _dense_side(self):
+        """What answers the engine's dense side: this process's semantic index, reached
+        through the store's resident process while this process has not loaded the model
+        itself (semantic/resident.py: ``ihmt search`` then answers in milliseconds, not the
+        seconds a load costs); None without semantic search."""
+        if self.semantic is None:
+            return None
+        from .semantic import resident
+
+        if not resident.supported():
+            return self.semantic
+        return resident.SharedModel(
+            self.semantic, self.layout.state, self.layout.workspace, self.config
+        )
 
     def _recover_lost_catalog(self) -> None:
         """The catalog is derived: a deleted (or empty) one is rebuilt from the leaves, never

@@ -2,7 +2,8 @@
 (ihmt/semantic/resident.py): a prompt's hook reaches it through a Unix socket and gets the
 dense side in milliseconds; without it the prompt is answered on words and one is started;
 what comes through the socket is checked; it exits when idle, when its settings change, or
-when asked. The last test runs the real hook commands and the real model."""
+when asked. A process that can load the model itself (``ihmt search``, the MCP server) asks
+it while it has not. The last test runs the real hook commands, the CLI and the real model."""
 
 from __future__ import annotations
 
@@ -99,6 +100,101 @@ def test_no_resident_process_answers_on_words_and_starts_one(state, tmp_path, mo
     dense = resident.ResidentDense(state, tmp_path / "ws", Fusion())
     assert dense.search("where do the logs go?") is None
     assert started == [(tmp_path / "ws", state)]
+
+
+class _LocalIndex:
+    """This process's own index, counting its searches; ``loaded`` says whether its model is
+    in memory."""
+
+    def __init__(self, loaded: bool) -> None:
+        self.loaded = loaded
+        self.fusion = Fusion()
+        self.searched: list[str] = []
+
+    def model_loaded(self) -> bool:
+        return self.loaded
+
+    def search(self, text, also=()):
+        self.searched.append(text)
+        self.loaded = True  # the first search loads the model
+        return DenseHits(self.fusion, ["LOCAL"], {"LOCAL": 0.5}, {"LOCAL": 0.5}, [], 0.0)
+
+
+class _Settings:
+    semantic = True
+    extra: dict = {}
+
+
+def test_a_process_that_has_not_loaded_the_model_asks_the_resident_process(state, tmp_path):
+    """``ihmt search``, the MCP server, the GUI: the store's resident process answers their
+    dense side, and their own model is never loaded."""
+    reply = {
+        "top": ["L1"],
+        "score": {"L1": 0.6},
+        "cosine": {"L1": 0.6},
+        "best": [],
+        "background": 0,
+    }
+    received: list[bytes] = []
+    thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    hits = dense.search("where do the logs go?", ["L3"])
+    thread.join(5)
+    assert hits is not None and hits.top == ["L1"] and dense.reached
+    assert local.searched == [] and not local.loaded
+    assert json.loads(received[0]) == {"text": "where do the logs go?", "also": ["L3"]}
+
+
+def test_without_a_resident_process_the_process_loads_its_own_model_and_starts_none(
+    state, tmp_path, monkeypatch
+):
+    started = []
+    monkeypatch.setattr(resident, "start", lambda *args: started.append(args))
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    hits = dense.search("where do the logs go?")
+    assert hits is not None and hits.top == ["LOCAL"] and not dense.reached
+    assert local.searched == ["where do the logs go?"] and started == []
+
+
+@pytest.mark.parametrize("reply", [b"not json\n", b'{"error": "bad request"}\n'])
+def test_a_resident_reply_that_is_not_one_leaves_the_search_to_this_process(state, tmp_path, reply):
+    thread = _fake_server(str(tmp_path / "r.sock"), [reply], [])
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    assert dense.search("where do the logs go?").top == ["LOCAL"] and not dense.reached
+    thread.join(5)
+
+
+def test_once_this_process_has_its_model_the_resident_process_is_not_asked(state, tmp_path):
+    received: list[bytes] = []
+    reply = {
+        "top": ["L1"],
+        "score": {"L1": 0.6},
+        "cosine": {"L1": 0.6},
+        "best": [],
+        "background": 0,
+    }
+    thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
+    local = _LocalIndex(loaded=True)
+    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    assert dense.search("where do the logs go?").top == ["LOCAL"]
+    assert received == [] and local.searched == ["where do the logs go?"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:  # let the fake server end
+        conn.connect(str(tmp_path / "r.sock"))
+        conn.sendall(b"{}\n")
+        resident.recv_line(conn, resident.MAX_REPLY)
+    thread.join(5)
+
+
+def test_switched_off_in_the_settings_the_resident_process_is_not_asked(state, tmp_path):
+    class Off(_Settings):
+        extra = {resident.SETTING: False}
+
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, tmp_path, Off())
+    assert dense.search("where do the logs go?").top == ["LOCAL"] and not dense.reached
 
 
 @pytest.mark.parametrize(
@@ -299,7 +395,8 @@ except ImportError:
 def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
     """As the agent runs them: the session-start hook starts the process, the prompt hooks
     that follow get their dense side from it (each a new `python -S` process that never
-    loads the model), and `ihmt semantic disable` stops it."""
+    loads the model), so does `ihmt search` (answering as it does with its own model), and
+    `ihmt semantic disable` stops it."""
     workspace = tmp_path / "ws"
     memory = IHMT.initialize(workspace, semantic=True)
     memory.save("Production logs go to Loki on logs.internal.")
@@ -307,6 +404,9 @@ def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
     memory.close()
     state = workspace / "ihmt_memory" / "state"
     command = settings.hook_command("claude", workspace)
+    root = Path(__file__).resolve().parent.parent
+    question = "where do production logs go?"
+    search = [sys.executable, "main.py", "--path", str(workspace), "search", question]
 
     def hook(payload: dict) -> subprocess.CompletedProcess:
         payload = {"session_id": "s1", "cwd": str(tmp_path), **payload}
@@ -323,18 +423,22 @@ def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
         while not os.path.exists(resident.address(state)):
             assert time.monotonic() < deadline, "the resident process did not come up"
             time.sleep(0.2)
-        done = hook(
-            {"hook_event_name": "UserPromptSubmit", "prompt": "where do production logs go?"}
-        )
+        done = hook({"hook_event_name": "UserPromptSubmit", "prompt": question})
         assert done.returncode == 0 and b"gave up" not in done.stderr
         assert "logs.internal" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+        # `ihmt search` in a new process asks it too, instead of loading the model
+        via_resident = subprocess.run(search, cwd=root, capture_output=True, timeout=120)
     finally:
         answered = resident.stop(state)
-    assert answered is not None and answered >= 1  # the prompt's dense side came from it
+    assert answered is not None and answered >= 2  # the prompt's and the search's dense side
     deadline = time.monotonic() + 30
     while resident.running(state):
         assert time.monotonic() < deadline, "the resident process did not exit"
         time.sleep(0.1)
+    # with none running, the search loads the model itself and says the same
+    own_model = subprocess.run(search, cwd=root, capture_output=True, timeout=120)
+    assert via_resident.returncode == own_model.returncode == 0
+    assert b"logs.internal" in via_resident.stdout and via_resident.stdout == own_model.stdout
     # started again by a session start, `semantic disable` stops it
     hook({"hook_event_name": "SessionStart", "source": "startup"})
     deadline = time.monotonic() + 90
@@ -342,7 +446,6 @@ def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.2)
     cli = [sys.executable, "main.py", "semantic", "disable", "--path", str(workspace)]
-    root = Path(__file__).resolve().parent.parent
     assert subprocess.run(cli, cwd=root, capture_output=True, timeout=120).returncode == 0
     deadline = time.monotonic() + 30
     while resident.running(state):

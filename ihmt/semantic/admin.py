@@ -104,10 +104,11 @@ def describe(data: dict) -> str:
         lines.append(f"sidecar: {data['sidecar']} ({_size(data['sidecar_bytes'])}){kept}")
     lines.append(f"model path: {data['model_path']}")
     if data.get("resident"):
-        lines.append("resident model for the agents' hooks: running")
+        lines.append("resident model (hooks, searches from other processes): running")
     elif data.get("resident_wanted"):
         lines.append(
-            "resident model for the agents' hooks: not running (a session start starts it)"
+            "resident model (hooks, searches from other processes): not running "
+            "(a session start starts it)"
         )
     if not data["extra_installed"]:
         lines.append(f"the semantic extra is not installed: {EXTRA_HINT}")

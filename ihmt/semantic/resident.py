@@ -8,6 +8,11 @@ nearest memories and the cosines of the lexical candidates) in a few millisecond
 that finds no resident process answers on words alone and starts one for the next prompt.
 After 30 idle minutes, or when the store's settings change, it exits.
 
+A process that can load the model itself (``ihmt search``, the MCP server, the GUI) asks the
+resident process too while it has not (``SharedModel``): a search from the command line then
+takes a fraction of a second instead of about five, and one model serves all of a store's
+agents; with none running it loads its own, as before, and starts none.
+
 This module is the prompts' side and what both sides share; the process itself is
 resident_server.py (a service above the facade). One process per store: a lock file in the
 store's state folder keeps a second one from starting. What comes through the socket is
@@ -103,6 +108,36 @@ class ResidentDense:
 
     def _ask(self, request: dict) -> dict:
         return _exchange(self.state_dir, request, REPLY_SECONDS)
+
+
+class SharedModel:
+    """The dense side of a process that can load the model itself (``ihmt search``, the MCP
+    server, the GUI). Until this process has loaded it, a search this store's resident process
+    answers goes there: milliseconds instead of the seconds a load costs (``ihmt search`` took
+    about 5 s), and one model in memory for all of a store's agents. When none answers, this
+    process's own index answers, loading the model as before; it starts no resident process
+    (the hooks do that). ``reached`` says which side answered the last search."""
+
+    def __init__(self, local, state_dir: Path, workspace: Path, config) -> None:
+        self.local = local
+        self.config = config
+        self.nearby = ResidentDense(state_dir, workspace, local.fusion)
+        self.reached = False
+
+    def search(self, text: str, also=()) -> DenseHits | None:
+        self.reached = False
+        if not self.local.model_loaded() and wanted(self.config):
+            try:
+                reply = self.nearby._ask(
+                    {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
+                )
+            except (OSError, ValueError):
+                reply = None
+            hits = _hits_of(reply, self.local.fusion) if reply is not None else None
+            if hits is not None:
+                self.reached = True
+                return hits
+        return self.local.search(text, also)
 
 
 def _exchange(state_dir: Path, request: dict, reply_seconds: float) -> dict:
