@@ -132,9 +132,7 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
 
         if not resident.supported():
             return self.semantic
-        return resident.SharedModel(
-            self.semantic, self.layout.state, self.layout.workspace, self.config
-        )
+        return resident.SharedModel(self.semantic, self.layout.state, self.config)
 
     def _recover_lost_catalog(self) -> None:
         """The catalog is derived: a deleted (or empty) one is rebuilt from the leaves, never

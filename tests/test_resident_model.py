@@ -138,7 +138,7 @@ def test_a_process_that_has_not_loaded_the_model_asks_the_resident_process(state
     received: list[bytes] = []
     thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
     local = _LocalIndex(loaded=False)
-    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    dense = resident.SharedModel(local, state, _Settings())
     hits = dense.search("where do the logs go?", ["L3"])
     thread.join(5)
     assert hits is not None and hits.top == ["L1"] and dense.reached
@@ -152,7 +152,7 @@ def test_without_a_resident_process_the_process_loads_its_own_model_and_starts_n
     started = []
     monkeypatch.setattr(resident, "start", lambda *args: started.append(args))
     local = _LocalIndex(loaded=False)
-    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    dense = resident.SharedModel(local, state, _Settings())
     hits = dense.search("where do the logs go?")
     assert hits is not None and hits.top == ["LOCAL"] and not dense.reached
     assert local.searched == ["where do the logs go?"] and started == []
@@ -162,7 +162,7 @@ def test_without_a_resident_process_the_process_loads_its_own_model_and_starts_n
 def test_a_resident_reply_that_is_not_one_leaves_the_search_to_this_process(state, tmp_path, reply):
     thread = _fake_server(str(tmp_path / "r.sock"), [reply], [])
     local = _LocalIndex(loaded=False)
-    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    dense = resident.SharedModel(local, state, _Settings())
     assert dense.search("where do the logs go?").top == ["LOCAL"] and not dense.reached
     thread.join(5)
 
@@ -178,7 +178,7 @@ def test_once_this_process_has_its_model_the_resident_process_is_not_asked(state
     }
     thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
     local = _LocalIndex(loaded=True)
-    dense = resident.SharedModel(local, state, tmp_path, _Settings())
+    dense = resident.SharedModel(local, state, _Settings())
     assert dense.search("where do the logs go?").top == ["LOCAL"]
     assert received == [] and local.searched == ["where do the logs go?"]
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:  # let the fake server end
@@ -193,7 +193,7 @@ def test_switched_off_in_the_settings_the_resident_process_is_not_asked(state, t
         extra = {resident.SETTING: False}
 
     local = _LocalIndex(loaded=False)
-    dense = resident.SharedModel(local, state, tmp_path, Off())
+    dense = resident.SharedModel(local, state, Off())
     assert dense.search("where do the logs go?").top == ["LOCAL"] and not dense.reached
 
 

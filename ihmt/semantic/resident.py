@@ -118,19 +118,18 @@ class SharedModel:
     process's own index answers, loading the model as before; it starts no resident process
     (the hooks do that). ``reached`` says which side answered the last search."""
 
-    def __init__(self, local, state_dir: Path, workspace: Path, config) -> None:
+    def __init__(self, local, state_dir: Path, config) -> None:
         self.local = local
         self.config = config
-        self.nearby = ResidentDense(state_dir, workspace, local.fusion)
+        self.state_dir = Path(state_dir)
         self.reached = False
 
     def search(self, text: str, also=()) -> DenseHits | None:
         self.reached = False
         if not self.local.model_loaded() and wanted(self.config):
             try:
-                reply = self.nearby._ask(
-                    {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
-                )
+                request = {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
+                reply = _exchange(self.state_dir, request, REPLY_SECONDS)
             except (OSError, ValueError):
                 reply = None
             hits = _hits_of(reply, self.local.fusion) if reply is not None else None
