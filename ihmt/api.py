@@ -470,15 +470,19 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
 
     def start_resident_model(self) -> bool:
         """With semantic search on, start the process that keeps the model loaded for the
-        per-prompt hook (semantic/resident.py), unless one runs: the session-start hook calls
-        it so the model is loaded by the first prompt. False when nothing was started."""
+        per-prompt hook and for other processes' searches (semantic/resident.py), unless one
+        runs: the session-start hook calls it so the model is loaded by the first prompt, the
+        MCP server when it opens the store. False when nothing was started."""
         if self.semantic is None or self.semantic.model_loaded():
             return False  # this process searches with its own model (a server, a benchmark)
         from .semantic import resident
 
         if not resident.wanted(self.config):
             return False
-        return resident.start(self.layout.workspace, self.layout.state)
+        started = resident.start(self.layout.workspace, self.layout.state)
+        if started and isinstance(self.engine.dense, resident.SharedModel):
+            self.engine.dense.expect_resident()  # this process's next search waits for it
+        return started
 
     def capture(
         self,

@@ -188,6 +188,69 @@ def test_once_this_process_has_its_model_the_resident_process_is_not_asked(state
     thread.join(5)
 
 
+def _hold_the_lock(state):
+    """What a resident process that is still loading the model looks like: the store's lock
+    held, nothing listening yet."""
+    import fcntl
+
+    lock = open(state / resident.LOCK_NAME, "a+b")  # noqa: SIM115 - closed by the caller
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return lock
+
+
+def test_a_resident_process_still_loading_is_waited_for_not_loaded_twice(state, tmp_path):
+    reply = {
+        "top": ["L1"],
+        "score": {"L1": 0.6},
+        "cosine": {"L1": 0.6},
+        "best": [],
+        "background": 0,
+    }
+    lock = _hold_the_lock(state)
+    started: list[threading.Thread] = []
+
+    def listen_later() -> None:
+        time.sleep(0.6)
+        started.append(
+            _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], [])
+        )
+
+    threading.Thread(target=listen_later, daemon=True).start()
+    try:
+        local = _LocalIndex(loaded=False)
+        dense = resident.SharedModel(local, state, _Settings())
+        hits = dense.search("where do the logs go?")
+    finally:
+        lock.close()
+    assert hits is not None and hits.top == ["L1"] and dense.reached
+    assert local.searched == [] and not local.loaded
+    started[0].join(5)
+
+
+def test_a_resident_process_that_never_listens_is_waited_for_once(state, monkeypatch):
+    monkeypatch.setattr(resident, "STARTING_WAIT", 0.5)
+    tries: list[float] = []
+    original = resident._exchange
+
+    def counted(*args):
+        tries.append(time.monotonic())
+        return original(*args)
+
+    monkeypatch.setattr(resident, "_exchange", counted)
+    lock = _hold_the_lock(state)
+    try:
+        local = _LocalIndex(loaded=False)
+        dense = resident.SharedModel(local, state, _Settings())
+        assert dense.search("first").top == ["LOCAL"]
+        assert len(tries) > 1  # it asked again while the process held the lock
+        local.loaded = False  # (as if this process had not loaded its model either)
+        tries.clear()
+        assert dense.search("second").top == ["LOCAL"]
+        assert len(tries) == 1  # no second wait
+    finally:
+        lock.close()
+
+
 def test_switched_off_in_the_settings_the_resident_process_is_not_asked(state, tmp_path):
     class Off(_Settings):
         extra = {resident.SETTING: False}
@@ -451,3 +514,43 @@ def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
     while resident.running(state):
         assert time.monotonic() < deadline, "semantic disable left the resident process running"
         time.sleep(0.1)
+
+
+def _stop_for_good(state: Path) -> int | None:
+    """Stop the store's resident process even if it is still loading the model; how many
+    searches it answered (None when none ran)."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        answered = resident.stop(state)
+        if answered is not None or not resident.running(state):
+            break
+        time.sleep(0.3)  # loading: it listens once the model is in memory
+    else:
+        answered = None
+    while resident.running(state):
+        assert time.monotonic() < deadline + 30, "the resident process did not exit"
+        time.sleep(0.1)
+    return answered
+
+
+@pytest.mark.skipif(bool(MISSING), reason="semantic extra not installed")
+def test_an_mcp_server_starts_the_resident_model_and_its_first_search_waits_for_it(tmp_path):
+    """A real MCP client session: the server opens a semantic store, starts the resident
+    process, and its first search, coming at once, waits for that process instead of loading
+    a second copy of the model."""
+    from tests.mcp_live import live_server
+
+    home = tmp_path / "ihmt"
+    memory = IHMT.initialize(home, semantic=True)
+    memory.save("Production logs go to Loki on logs.internal.")
+    memory.save("The staging database runs PostgreSQL 16 on pg-stg-01.")
+    memory.close()
+    state = home / "ihmt_memory" / "state"
+    try:
+        with live_server(home, tmp_path / "project") as live:
+            answer = live.ok("search_memory", query="where do production logs go?")
+            log = live.log.read_text("utf-8")
+    finally:
+        answered = _stop_for_good(state)
+    assert "logs.internal" in answer
+    assert answered is not None and answered >= 1, log[-2000:]

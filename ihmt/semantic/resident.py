@@ -11,7 +11,9 @@ After 30 idle minutes, or when the store's settings change, it exits.
 A process that can load the model itself (``ihmt search``, the MCP server, the GUI) asks the
 resident process too while it has not (``SharedModel``): a search from the command line then
 takes a fraction of a second instead of about five, and one model serves all of a store's
-agents; with none running it loads its own, as before, and starts none.
+agents. The MCP server starts one when it opens a semantic store, and a search that finds one
+still loading waits for it (once per process) rather than load a second copy; with none
+running a process loads its own model, as before.
 
 This module is the prompts' side and what both sides share; the process itself is
 resident_server.py (a service above the facade). One process per store: a lock file in the
@@ -34,6 +36,11 @@ from .fusion import DenseHits, Fusion
 SETTING = "semantic_resident"  # false in ihmt.config.json: never start one (words alone)
 CONNECT_SECONDS = 0.2  # a prompt waits this long to reach it ...
 REPLY_SECONDS = 1.0  # ... and this long for its answer, then answers on words
+# a process that could load the model itself (the CLI, the MCP server) waits this long, once,
+# for a resident process that is still loading it, and this long for each reply
+STARTING_WAIT = 30.0
+STARTING_POLL = 0.2
+SHARED_REPLY_SECONDS = 10.0
 MAX_REQUEST = 64 * 1024  # bytes of one request: a prompt and the lexical candidates' ids
 MAX_REPLY = 1024 * 1024
 MAX_TEXT = 4000
@@ -116,27 +123,50 @@ class SharedModel:
     answers goes there: milliseconds instead of the seconds a load costs (``ihmt search`` took
     about 5 s), and one model in memory for all of a store's agents. When none answers, this
     process's own index answers, loading the model as before; it starts no resident process
-    (the hooks do that). ``reached`` says which side answered the last search."""
+    (the hooks and the MCP server do). ``reached`` says which side answered the last search."""
 
     def __init__(self, local, state_dir: Path, config) -> None:
         self.local = local
         self.config = config
         self.state_dir = Path(state_dir)
         self.reached = False
+        self.waited = False  # a process waits for a loading resident process once at most
+        self.expected_until = 0.0  # this process started one: it may not hold the lock yet
+
+    def expect_resident(self) -> None:
+        """This process has just started the store's resident process: until it takes the
+        store's lock (a moment after it starts), count it as loading."""
+        self.expected_until = time.monotonic() + STARTING_WAIT
 
     def search(self, text: str, also=()) -> DenseHits | None:
         self.reached = False
         if not self.local.model_loaded() and wanted(self.config):
-            try:
-                request = {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
-                reply = _exchange(self.state_dir, request, REPLY_SECONDS)
-            except (OSError, ValueError):
-                reply = None
-            hits = _hits_of(reply, self.local.fusion) if reply is not None else None
+            request = {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
+            hits = self._ask_resident(request)
             if hits is not None:
                 self.reached = True
                 return hits
         return self.local.search(text, also)
+
+    def _ask_resident(self, request: dict) -> DenseHits | None:
+        """The resident process's answer, or None. One that holds the store's lock but does
+        not listen yet is loading the model (started a moment ago, by a session start or by
+        an MCP server): waiting for it costs no more than loading a second copy here."""
+        deadline = time.monotonic() + STARTING_WAIT
+        while True:
+            try:
+                reply = _exchange(self.state_dir, request, SHARED_REPLY_SECONDS)
+            except ValueError:
+                return None
+            except OSError:
+                loading = time.monotonic() < self.expected_until or running(self.state_dir)
+                if self.waited or time.monotonic() >= deadline or not loading:
+                    self.waited = True
+                    return None
+                time.sleep(STARTING_POLL)
+                continue
+            self.waited = True
+            return _hits_of(reply, self.local.fusion)
 
 
 def _exchange(state_dir: Path, request: dict, reply_seconds: float) -> dict:
