@@ -229,14 +229,7 @@ def test_a_resident_process_still_loading_is_waited_for_not_loaded_twice(state, 
 
 def test_a_resident_process_that_never_listens_is_waited_for_once(state, monkeypatch):
     monkeypatch.setattr(resident, "STARTING_WAIT", 0.5)
-    tries: list[float] = []
-    original = resident._exchange
-
-    def counted(*args):
-        tries.append(time.monotonic())
-        return original(*args)
-
-    monkeypatch.setattr(resident, "_exchange", counted)
+    tries = _counting_exchanges(monkeypatch)
     lock = _hold_the_lock(state)
     try:
         local = _LocalIndex(loaded=False)
@@ -249,6 +242,44 @@ def test_a_resident_process_that_never_listens_is_waited_for_once(state, monkeyp
         assert len(tries) == 1  # no second wait
     finally:
         lock.close()
+
+
+def _counting_exchanges(monkeypatch) -> list[float]:
+    tries: list[float] = []
+    original = resident._exchange
+
+    def counted(*args):
+        tries.append(time.monotonic())
+        return original(*args)
+
+    monkeypatch.setattr(resident, "_exchange", counted)
+    return tries
+
+
+def test_one_this_process_just_started_is_waited_for_until_it_could_take_the_lock(
+    state, monkeypatch
+):
+    """Started a moment ago (by the MCP server opening the store), it may not hold the lock
+    yet; past that grace, with no lock held, nothing is loading."""
+    monkeypatch.setattr(resident, "LOCK_GRACE", 0.5)
+    tries = _counting_exchanges(monkeypatch)
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, _Settings())
+    dense.expect_resident()
+    assert dense.search("where do the logs go?").top == ["LOCAL"]
+    assert len(tries) > 1
+
+
+def test_one_that_could_not_load_the_model_is_not_waited_for(state, monkeypatch):
+    """Without the semantic extra the process this one started fails at once and says so
+    (state/embedder.failed): the search goes on without waiting out the grace."""
+    tries = _counting_exchanges(monkeypatch)
+    (state / resident.FAILED_NAME).write_text("no module named torch\n", encoding="utf-8")
+    local = _LocalIndex(loaded=False)
+    dense = resident.SharedModel(local, state, _Settings())
+    dense.expect_resident()
+    assert dense.search("where do the logs go?").top == ["LOCAL"]
+    assert len(tries) == 1
 
 
 def test_switched_off_in_the_settings_the_resident_process_is_not_asked(state, tmp_path):

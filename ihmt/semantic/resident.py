@@ -40,6 +40,7 @@ REPLY_SECONDS = 1.0  # ... and this long for its answer, then answers on words
 # for a resident process that is still loading it, and this long for each reply
 STARTING_WAIT = 30.0
 STARTING_POLL = 0.2
+LOCK_GRACE = 10.0  # ... and counts one it has just started as loading until it takes the lock
 SHARED_REPLY_SECONDS = 10.0
 MAX_REQUEST = 64 * 1024  # bytes of one request: a prompt and the lexical candidates' ids
 MAX_REPLY = 1024 * 1024
@@ -136,7 +137,7 @@ class SharedModel:
     def expect_resident(self) -> None:
         """This process has just started the store's resident process: until it takes the
         store's lock (a moment after it starts), count it as loading."""
-        self.expected_until = time.monotonic() + STARTING_WAIT
+        self.expected_until = time.monotonic() + LOCK_GRACE
 
     def search(self, text: str, also=()) -> DenseHits | None:
         self.reached = False
@@ -159,7 +160,10 @@ class SharedModel:
             except ValueError:
                 return None
             except OSError:
-                loading = time.monotonic() < self.expected_until or running(self.state_dir)
+                # (one that could not load the model says so and lets the lock go)
+                loading = running(self.state_dir) or (
+                    time.monotonic() < self.expected_until and not failed_recently(self.state_dir)
+                )
                 if self.waited or time.monotonic() >= deadline or not loading:
                     self.waited = True
                     return None
