@@ -106,7 +106,7 @@ class ResidentDense:
         if not supported():
             return None
         try:
-            reply = self._ask({"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]})
+            reply = self._ask(search_request(text, also))
         except (OSError, ValueError):
             start(self.workspace, self.state_dir)
             return None
@@ -142,8 +142,7 @@ class SharedModel:
     def search(self, text: str, also=()) -> DenseHits | None:
         self.reached = False
         if not self.local.model_loaded() and wanted(self.config):
-            request = {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
-            hits = self._ask_resident(request)
+            hits = self._ask_resident(search_request(text, also))
             if hits is not None:
                 self.reached = True
                 return hits
@@ -171,6 +170,11 @@ class SharedModel:
                 continue
             self.waited = True
             return _hits_of(reply, self.local.fusion)
+
+
+def search_request(text: str, also=()) -> dict:
+    """A dense search for the resident process, cut to the sizes it accepts."""
+    return {"text": str(text)[:MAX_TEXT], "also": list(also)[:MAX_IDS]}
 
 
 def _exchange(state_dir: Path, request: dict, reply_seconds: float) -> dict:
