@@ -155,6 +155,13 @@ SETS = {
     # Spanish), a Monterrey grocery chain's data-engineering team (much of it in Spanish), a
     # Halifax marine-ecology lab's seal-tracking web app (a Chilean postdoc's Spanish notes)
     "blind25": ["kestrel", "almacenes", "tideline"],
+    # twenty-fourth session (2026-12-04), written blind the same way and committed before their
+    # first run, which measures the search the session started from (cf6aaf9; the session
+    # changed only capture): a Santiago solar installer's field-service app (two Felipes, some
+    # Chilean Spanish), a Wellington ferry operator's data team (two Sams, a Mexican
+    # engineer's Spanish notes), a Manises ceramics shop run by two siblings (two Vicentes,
+    # a third of it in Spanish)
+    "blind26": ["lumbre", "harbourline", "tinaja"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
