@@ -1035,6 +1035,58 @@ def test_an_order_that_sets_a_value_is_kept_as_a_decision():
     assert kept.kind == "decision" and "make it 4pm" in kept.text and "Denise" in kept.text
 
 
+def test_a_thing_named_by_an_order_word_is_a_subject_not_an_order():
+    """ "Test Mirth is mirth-tst02 now", "Test fixtures use synthetic MRNs": "test", "build",
+    "deploy" name a thing when a verb follows them; the sentence states a fact a later session
+    asks for. The same words giving an order stay work for this session."""
+    from ihmt.loop.extract import durable_sentence, extract
+    from ihmt.loop.patterns import REQUEST
+
+    for fact in (
+        "Test Mirth is mirth-tst02 now, tst01 is gone.",
+        "Test fixtures use synthetic MRNs that start with ZZ9.",
+        "Build times went up after the merge.",
+        "Deploy keys live in the vault, never in the repo.",
+    ):
+        assert not REQUEST.search(fact), fact
+        assert durable_sentence(fact), fact
+    for order in (
+        "fix the tests that are failing",
+        "test it now",
+        "deploy it to staging",
+        "build the image and push it",
+        "Update the deploy script and anything else that points at it.",
+        "make sure the port is 8080",
+    ):
+        assert REQUEST.search(order), order
+    turns = [
+        _user(
+            "Heads up, infra rebuilt the test box last week. Test Mirth is mirth-tst02 now, "
+            "tst01 is gone. Update the deploy script and anything else that points at it."
+        ),
+        _agent("Updated deploy.sh and the README to mirth-tst02."),
+    ]
+    (kept,) = extract(turns)
+    assert kept.correction and "mirth-tst02" in kept.text and "Update the deploy" not in kept.text
+
+
+def test_a_value_put_in_place_of_the_agents_is_kept_as_a_decision():
+    """ "ok, sounds good. but 15 days, not 10": the user accepts the plan with another value;
+    that value is what a later session asks for ("after how many days does it go
+    read-only?")."""
+    from ihmt.loop.extract import durable_sentence, extract
+
+    for value in ("but 15 days, not 10", "port 8443, not 443", "3 retries, not 5"):
+        assert durable_sentence(value) == "decision", value
+    assert durable_sentence("not now, maybe later") == ""
+    turns = [
+        _agent("Proposal: after 10 days overdue the office goes read-only; admins see a banner."),
+        _user("ok, sounds good. but 15 days, not 10"),
+    ]
+    kept = [c for c in extract(turns) if c.kind == "decision"]
+    assert kept and "15 days, not 10" in kept[0].text
+
+
 def test_a_reply_telling_the_agent_where_to_look_keeps_the_place():
     """ "Loki. You query it through Grafana at grafana.hq.lan" answers "Where do the logs end
     up?": the sentence speaks to the agent, but the host in it is the answer."""

@@ -51,6 +51,13 @@ _SETS_VALUE = re.compile(
     r"|,\s*not\s+\w))",
     re.I,
 )
+# a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
+# 443", "3 retries, not 5"
+_VALUE_NOT_VALUE = re.compile(
+    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d[^,;.!?]{0,25}"
+    r",?\s+not\s+(?:[^\W\d]+\s+){0,2}\S*\d",
+    re.I,
+)
 _EXPLAINS = re.compile(
     r"\b(because|so that|since|the reason|i chose|i picked|i went with|i'll use|i will use|"
     r"i decided|decided to|instead of|rather than|trade-?off)\b",
@@ -67,7 +74,7 @@ _POINTS_BACK = re.compile(r"\b(it|its|it's|that|this|they|them|those|these|there
 REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine)\b", re.I)
 _STATEMENT = re.compile(
-    r"\b(is|are|was|were|has|have|had|runs|uses|lives|works|went|got|been|will|would|can|"
+    r"\b(is|are|was|were|has|have|had|runs|uses|use|lives|works|went|got|been|will|would|can|"
     r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
     r"wants?|needs?|plans?|hopes?|started|finished|joined|visited|moved|bought|made|took|"
     r"\w+'(s|re|ve|ll|d)|"
@@ -167,7 +174,7 @@ def durable_sentence(sentence: str) -> str:
         return ""
     if not short and CORRECTION.search(sentence):
         return "correction"
-    if _SETS_VALUE.search(sentence):
+    if _SETS_VALUE.search(sentence) or _VALUE_NOT_VALUE.search(sentence):
         return "decision"  # "make it 4pm", "use 9464": short, but a value set
     if short:
         return ""

@@ -49,6 +49,12 @@ REQUEST = re.compile(
     # "debug should point at stage-eu", "test runs are slow": a subject, not an order; "Update:",
     # "Update on timing:", "change of plans": a label or a noun
     r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?|of)\b)"
-    r"(?!\s*:)(?!\s+on\b[^:.!?]{0,40}:)",
+    r"(?!\s*:)(?!\s+on\b[^:.!?]{0,40}:)"
+    # "Test Mirth is mirth-tst02 now", "Test fixtures use synthetic MRNs", "Build times went
+    # up": the word names a thing (the noun before a verb), not an order
+    r"(?!(?:\s+(?!(?:the|a|an|it|this|that|these|those|all|my|our|your|me|us|them|him|her|"
+    r"some|any|every|each|more|up|out|again|now|sure|and|or|to|for|with|in|on|at)\b)"
+    r"[\w.-]+){1,2}\s+(is|are|was|were|uses?|runs?|lives?|goes|needs?|takes?|starts?|stays?|"
+    r"gets?|points?|must|should|will|can|has|have|had|went|moved|changed)\b)",
     re.I,
 )
