@@ -23,6 +23,13 @@ which the latency figures measure separately).
 
     python3 benchmarks/hooks.py [--conversations conv-26,conv-30] [--latency-sample 40] [--no-write]
     python3 benchmarks/hooks.py --held-out conv-41,conv-42,conv-43
+    python3 benchmarks/hooks.py --semantic [--held-out ...]
+
+``--semantic``: stores with the semantic extra (vectors made after each conversation is
+captured, as ``ihmt semantic sync`` would), so the per-prompt search fuses meaning as it does
+when the session-start hook's resident model runs. The questions run in-process as always;
+the subprocess latency sample is skipped (a hook process without the resident model would
+time its own model load): hook_sessions.py --semantic --through-hook times that path.
 
 Tuning (thresholds in ihmt/loop/recall.py, the extractor's rules) uses conv-26 and conv-30 only,
 the default. ``--held-out`` runs other conversations once, as a check of that tuning, and
@@ -204,7 +211,9 @@ def without_questions(context: str) -> str:
     return "\n".join(without_question(line) for line in context.splitlines())
 
 
-def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
+def run_conversation(
+    sample: dict, workdir: Path, sample_latency: int, semantic: bool = False
+) -> dict:
     from ihmt import IHMT
     from ihmt.hooks.run import handle
     from ihmt.search.query import parse_query
@@ -215,7 +224,7 @@ def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
     ws = workdir / sid
     cwd = workdir / f"{sid}-project"
     cwd.mkdir(parents=True)
-    IHMT.initialize(ws).close()
+    (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
     sessions = sessions_of(sample)
     by_dia = {t["dia_id"]: turn_text(t) for _, turns in sessions for t in turns}
     capture_ms = []
@@ -227,6 +236,8 @@ def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
         _out, ms = run_hook(ws, payload)
         capture_ms.append(ms)
     memory = IHMT.open(ws)
+    if semantic:
+        memory.semantic.sync()
     captured = len(memory.leaves("memory"))
     # the baseline: every turn raw, flat BM25 top 3 for every prompt
     flat = FlatBM25()
@@ -269,7 +280,8 @@ def run_conversation(sample: dict, workdir: Path, sample_latency: int) -> dict:
     memory.close()
     latency = []
     step = max(1, len(prompts_for_latency) // max(sample_latency, 1))
-    for prompt in (prompts_for_latency[::step] + CODING_PROMPTS[:10])[: sample_latency + 10]:
+    sampled = (prompts_for_latency[::step] + CODING_PROMPTS[:10])[: sample_latency + 10]
+    for prompt in sampled if sample_latency > 0 else []:
         payload = {"session_id": f"{sid}-l", "transcript_path": None, "cwd": str(cwd)}
         payload.update({"hook_event_name": "UserPromptSubmit", "prompt": prompt})
         latency.append(run_hook(ws, payload)[1])
@@ -322,7 +334,10 @@ def main() -> int:
     )
     parser.add_argument("--latency-sample", type=int, default=30)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--semantic", action="store_true", help="stores with the semantic extra")
     args = parser.parse_args()
+    if args.semantic:
+        args.latency_sample = 0
     # ../shared/datasets from the checkout; a git worktree one level deeper looks further up
     data = next(
         (p for p in (DATA, ROOT.parents[1] / DATA.relative_to(ROOT.parent)) if p.exists()), DATA
@@ -337,7 +352,7 @@ def main() -> int:
         parser.error(f"no LoCoMo conversation named {chosen!r}")
     workdir = Path(tempfile.mkdtemp(prefix="ihmt-hooks-"))
     compile_bytecode()
-    results = [run_conversation(s, workdir, args.latency_sample) for s in samples]
+    results = [run_conversation(s, workdir, args.latency_sample, args.semantic) for s in samples]
     once, ten = compaction_check(samples[0], workdir)
     start_ms, facade_ms = (
         floor_ms("pass", flags=("-S",)),
@@ -362,7 +377,8 @@ def main() -> int:
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
         f"Machine: {machine()}; load average (1/5/15 min) at the end: {load}. "
-        f"{'HELD-OUT (not tuned on)' if args.held_out else 'Tuning set'}: conversations: {', '.join(r['conv'] for r in results)} "
+        f"{'HELD-OUT (not tuned on)' if args.held_out else 'Tuning set'}"
+        f"{', semantic extra' if args.semantic else ''}: conversations: {', '.join(r['conv'] for r in results)} "
         f"({len(rows)} questions with evidence, {sessions} sessions).",
         "",
         "| measure | hooks (capture + recall) | baseline: raw turns, flat BM25 top 3 |",
@@ -388,7 +404,11 @@ def main() -> int:
         f"| memories captured per session | {captured / max(sessions, 1):.1f} | "
         f"{turns / max(sessions, 1):.1f} (every turn) |",
         f"| UserPromptSubmit latency incl. interpreter start, median / p95 ({len(latency)} runs) "
-        f"| {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} ms | – |",
+        + (
+            f"| {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} ms | – |"
+            if latency
+            else "| not sampled with --semantic (hook_sessions.py --through-hook times it) | – |"
+        ),
         f"| of which: interpreter start with `-S` as the hook runs (with site: {site_ms:.0f}) "
         f"/ start plus importing the facade (`ihmt.api`), median | {start_ms:.0f} / "
         f"{facade_ms:.0f} ms | – |",
@@ -401,7 +421,8 @@ def main() -> int:
     print(body)
     if not args.no_write:
         title = "Agent hooks on LoCoMo (benchmarks/hooks.py)"
-        write_section(title + (", held-out conversations" if args.held_out else ""), body)
+        title += ", held-out conversations" if args.held_out else ""
+        write_section(title + (" — semantic" if args.semantic else ""), body)
     return 0
 
 
