@@ -407,6 +407,62 @@ def test_a_later_memory_lacking_the_asked_word_and_telling_no_change_does_not_an
     assert not result.hits[0].outdated
 
 
+CALLS = [
+    ("2026-03-05", "The support call rota lives on the wiki; one call per day each."),
+    ("2026-03-05", "Sales call notes go in HubSpot after every call."),
+]
+
+
+def test_a_later_change_to_the_same_subject_in_other_words_answers_the_present(memory):
+    """The old memory calls it the "weekly sync", the new one the "sync call" that is "now on
+    Tuesdays": they share only part of the question's words, but the later one tells of a
+    change, gives the time asked and keeps the subject's other words (Montevideo time,
+    Arcadia Norte), so it is the new value and the old one is history, not a rival. ("call"
+    is a common word in this store and "weekly" a rare one, so the old memory leads on words.)"""
+    save_all(memory, FILLER + CALLS)
+    old, new = save_all(
+        memory,
+        [
+            (
+                "2026-03-06",
+                "Weekly sync with Arcadia Norte: Thursdays 10:00 Montevideo time (14:00 Madrid), "
+                "Google Meet, 30 minutes. Lucía and Florencia attend the weekly sync.",
+            ),
+            (
+                "2026-05-07",
+                "The Arcadia Norte sync call is now on Tuesdays at 11:00 Montevideo time "
+                "(16:00 Madrid), starting May 12.",
+            ),
+        ],
+    )
+    result = memory.search("when is the weekly call with Arcadia Norte?")
+    assert not result.ambiguous and not result.not_found
+    assert [h.leaf_id for h in result.hits[:2]] == [new, old]
+
+
+def test_a_later_change_to_another_call_with_the_subject_leaves_the_answer_alone(memory):
+    """A later memory about another call with the same partner tells of a change and gives
+    a time, but keeps none of the weekly sync's other words (Montevideo time, Google Meet,
+    who attends): it is another fact about the partner, and the weekly sync still answers."""
+    save_all(memory, FILLER + CALLS)
+    call, _ = save_all(
+        memory,
+        [
+            (
+                "2026-03-06",
+                "Weekly sync with Arcadia Norte: Thursdays 10:00 Montevideo time (14:00 Madrid), "
+                "Google Meet, 30 minutes. Lucía and Florencia attend the weekly sync.",
+            ),
+            (
+                "2026-05-07",
+                "The Arcadia Norte billing call is now on the 5th of each month at 09:00.",
+            ),
+        ],
+    )
+    result = memory.search("when is the weekly call with Arcadia Norte?")
+    assert result.hits[0].leaf_id == call and not result.hits[0].outdated
+
+
 def test_a_later_value_of_the_shape_asked_answers_though_it_holds_fewer_words(memory):
     """The old memory says "Viñas", "Go", "build" and "services" again and again and scores
     more than twice the new one, which says "Go 1.22 now". The new one gives the shape asked

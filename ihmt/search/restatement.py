@@ -28,6 +28,11 @@ RESTATE_OVERLAP = 0.03  # ... and sharing this share of their other words (the s
 # the same, for a question about an earlier state: it names the change ("before the upgrade"),
 # which only the newer memory tells of, so the older one holds fewer of its words
 HISTORY_SCORE, HISTORY_OVERLAP, HISTORY_SHARE = 0.3, 0.1, 0.4
+# a later saved memory telling of a change, about the same subject in other words ("The Arcadia
+# Norte sync call is now on Tuesdays" for "Weekly sync with Arcadia Norte: Thursdays 10:00"):
+# it must score this share of the leader, hold this share of the question words the other one
+# holds, and share this share of their other words
+SUBJECT_SCORE, SUBJECT_SHARE, SUBJECT_OVERLAP = 0.4, 0.3, 0.3
 
 
 def order_by_time(
@@ -141,7 +146,19 @@ def order_by_time(
             # new value whatever else the leader's wording held ("Monitoring: Zabbix 6.0")
             words = words | lead_words
         shared = mass(words & lead_words)
-        if shared < share * max(mass(lead_words), mass(words), 1e-9):
+        if shared < share * max(mass(lead_words), mass(words), 1e-9) and not (
+            not history
+            and _changed_in_other_words(
+                cand,
+                lead,
+                shared / max(mass(lead_words), mass(words), 1e-9),
+                top,
+                query,
+                word_idf or {},
+                content_of,
+                answers_shape,
+            )
+        ):
             continue
         newer = max(cand, lead, key=lambda c: c.ref.get("date") or "")
         if (
@@ -222,6 +239,34 @@ def _gives_new_value(cand, lead, content_of, answers_shape, new_value) -> bool:
         and tells_change(content_of(cand))
         and new_value(content_of(cand), content_of(lead))
     )
+
+
+def _changed_in_other_words(
+    cand,
+    lead,
+    share: float,
+    top: float,
+    query,
+    word_idf: dict[str, float],
+    content_of: Callable[[Candidate], str] | None,
+    answers_shape: Callable[[Candidate], bool] | None,
+) -> bool:
+    """Whether ``cand``, saved after ``lead``, is the fact's new value though it words the
+    question differently ("sync call" where the leader says "weekly sync"): both are saved
+    memories (a document restates many things), the later one tells of a change and gives the
+    shape asked, scores near the leader, holds part of the question words the leader holds
+    (``share``), and keeps much of the leader's subject in its other words."""
+    if content_of is None or not (_saved_memory(cand) and _saved_memory(lead)):
+        return False
+    if (cand.ref.get("date") or "") <= (lead.ref.get("date") or ""):
+        return False
+    if cand.adjusted < SUBJECT_SCORE * top or share < SUBJECT_SHARE:
+        return False
+    if answers_shape is not None and not answers_shape(cand):
+        return False
+    if not tells_change(content_of(cand)):
+        return False
+    return _overlap(lead, cand, set(query.all_terms), word_idf) >= SUBJECT_OVERLAP
 
 
 def _named_apart(a: str, b: str, question: str) -> bool:
