@@ -1070,6 +1070,22 @@ def test_a_thing_named_by_an_order_word_is_a_subject_not_an_order():
     assert kept.correction and "mirth-tst02" in kept.text and "Update the deploy" not in kept.text
 
 
+def test_a_reply_naming_the_agents_proposal_keeps_the_proposal():
+    """ "I'd go with BrasilAPI and fall back to manual entry" — "BrasilAPI. no second API as
+    fallback": naming the proposal accepts it as clearly as "ok" does, so the agent's
+    proposal is kept as agreed. Naming something else, or asking about it, accepts nothing."""
+    from ihmt.loop.extract import extract
+
+    proposal = _agent(
+        "Two public options: BrasilAPI (free, no key) or ReceitaWS (3 requests per minute on "
+        "the free tier). I'd go with BrasilAPI and fall back to manual entry if it's down."
+    )
+    (kept,) = extract([proposal, _user("BrasilAPI. no second API as fallback, just manual entry.")])
+    assert kept.kind == "explanation" and "I'd go with BrasilAPI" in kept.text
+    for reply in ("ReceitaWS.", "BrasilAPI?", "manual entry only"):
+        assert not [c for c in extract([proposal, _user(reply)]) if c.kind == "explanation"]
+
+
 def test_a_value_put_in_place_of_the_agents_is_kept_as_a_decision():
     """ "ok, sounds good. but 15 days, not 10": the user accepts the plan with another value;
     that value is what a later session asks for ("after how many days does it go

@@ -7,7 +7,7 @@ session, not memory. A request is kept when it sets a rule ("always …", "never
 on …", "prefer …").
 
 Kept from the agent: its explanation of a decision, when the user's next message accepts it
-("ok", "sounds good", "yes, do that").
+("ok", "sounds good", "yes, do that") or opens by naming what it proposed ("BrasilAPI.").
 
 Each kept piece becomes one memory: the kept sentences of one message, dated by the message.
 When the message answers a question someone else asked just before (the agent's "which cache
@@ -307,6 +307,25 @@ def _explanation(turn: Turn) -> str:
     return " ".join(kept[:3])[:MAX_MEMORY_CHARS]
 
 
+PICK_WORDS = 3  # a reply that only names the agent's proposal ("BrasilAPI.") is this short
+
+
+def _names_the_proposal(agent_text: str, reply: str) -> bool:
+    """Whether the reply opens by naming what the agent proposed ("I'd go with BrasilAPI and
+    fall back to manual entry" — "BrasilAPI. no second API as fallback"): a pick as clear as
+    "ok", said by its name."""
+    first = speaker_of(reply)[1].strip()
+    first = re.split(r"(?<=[.!?,;:])\s", first, maxsplit=1)[0].strip(" .!,;:")
+    words = re.findall(r"[\w.+#/-]+", first)
+    if not words or len(words) > PICK_WORDS:
+        return False
+    named = first.casefold()
+    return any(
+        _PROPOSES.search(sentence) and named in sentence.casefold()
+        for sentence in sentences(agent_text)
+    )
+
+
 def extract(turns: list[Turn]) -> list[Captured]:
     """The memories in these turns, in order."""
     out: list[Captured] = []
@@ -317,7 +336,9 @@ def extract(turns: list[Turn]) -> list[Captured]:
                 out.append(item)
             continue
         reply = next((t for t in turns[i + 1 :] if t.role == "user"), None)
-        if reply is None or not ACK.search(reply.text) or _REJECT.search(reply.text):
+        if reply is None or _REJECT.search(reply.text):
+            continue
+        if not ACK.search(reply.text) and not _names_the_proposal(turn.text, reply.text):
             continue
         text = _explanation(turn)
         if text:
