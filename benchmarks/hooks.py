@@ -280,8 +280,8 @@ def run_conversation(
     memory.close()
     latency = []
     step = max(1, len(prompts_for_latency) // max(sample_latency, 1))
-    sampled = (prompts_for_latency[::step] + CODING_PROMPTS[:10])[: sample_latency + 10]
-    for prompt in sampled if sample_latency > 0 else []:
+    sampled = prompts_for_latency[::step] + CODING_PROMPTS[:10]
+    for prompt in sampled[: sample_latency + 10] if sample_latency > 0 else []:
         payload = {"session_id": f"{sid}-l", "transcript_path": None, "cwd": str(cwd)}
         payload.update({"hook_event_name": "UserPromptSubmit", "prompt": prompt})
         latency.append(run_hook(ws, payload)[1])

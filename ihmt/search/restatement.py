@@ -146,17 +146,11 @@ def order_by_time(
             # new value whatever else the leader's wording held ("Monitoring: Zabbix 6.0")
             words = words | lead_words
         shared = mass(words & lead_words)
-        if shared < share * max(mass(lead_words), mass(words), 1e-9) and not (
+        whole = max(mass(lead_words), mass(words), 1e-9)
+        if shared < share * whole and not (
             not history
             and _changed_in_other_words(
-                cand,
-                lead,
-                shared / max(mass(lead_words), mass(words), 1e-9),
-                top,
-                query,
-                word_idf or {},
-                content_of,
-                answers_shape,
+                cand, lead, shared / whole, top, query, word_idf or {}, content_of, answers_shape
             )
         ):
             continue
