@@ -92,6 +92,18 @@ def _neg(date: str) -> tuple:
     return tuple(-ord(c) for c in date)
 
 
+def fixed_project(folder: Path, name: str) -> Path:
+    """Make ``folder`` a project named by a git remote, not by its path: a memory's id is
+    derived from its project, and ties between equally scored memories are broken by id, so
+    a project named after a fresh temporary folder would move a few answers from run to run."""
+    git = folder / ".git"
+    git.mkdir(parents=True, exist_ok=True)
+    (git / "config").write_text(
+        f'[remote "origin"]\n\turl = https://bench.invalid/ihmt/{name}.git\n', encoding="utf-8"
+    )
+    return folder
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")

@@ -44,7 +44,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import FlatBM25, machine, percentile, write_section
+from common import FlatBM25, fixed_project, machine, percentile, write_section
 from hooks import claude_line, compile_bytecode, context_of, run_hook
 
 HERE = Path(__file__).resolve().parent / "hook_sessions"
@@ -96,8 +96,7 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
 
     data = json.loads(path.read_text(encoding="utf-8"))
     name = path.parent.name
-    ws, cwd = work / name, work / f"{name}-project"
-    cwd.mkdir(parents=True)
+    ws, cwd = work / name, fixed_project(work / f"{name}-project", name)
     (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
     flat = FlatBM25()
     raw: dict[str, str] = {}

@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, FlatBM25, machine, percentile, write_section
+from common import ROOT, FlatBM25, fixed_project, machine, percentile, write_section
 from locomo import DATA, evidence_ids, parse_session_date
 
 TUNING = ("conv-26", "conv-30")  # the only conversations thresholds and rules are tuned on
@@ -222,8 +222,7 @@ def run_conversation(
 
     sid = sample["sample_id"]
     ws = workdir / sid
-    cwd = workdir / f"{sid}-project"
-    cwd.mkdir(parents=True)
+    cwd = fixed_project(workdir / f"{sid}-project", sid)
     (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
     sessions = sessions_of(sample)
     by_dia = {t["dia_id"]: turn_text(t) for _, turns in sessions for t in turns}
