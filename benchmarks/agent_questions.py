@@ -162,6 +162,12 @@ SETS = {
     # engineer's Spanish notes), a Manises ceramics shop run by two siblings (two Vicentes,
     # a third of it in Spanish)
     "blind26": ["lumbre", "harbourline", "tinaja"],
+    # written blind in the twenty-fifth session (first sight before that session changed
+    # anything in search): a Bogotá coffee exporter's lot-tracking app (two Andrés, some
+    # Colombian Spanish), a Glasgow game studio's build and crash pipeline (two Rorys, a
+    # Valencia QA contractor's Spanish notes), a Nairobi mobile-money reconciliation service
+    # (two Wanjirus, a Mexican contractor's Spanish notes)
+    "blind27": ["cafetal", "kelpie", "mpesaflow"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
