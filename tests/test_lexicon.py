@@ -171,16 +171,17 @@ def test_an_english_question_finds_the_spanish_note_first(tmp_path):
 
 
 def test_a_question_parses_only_the_blocks_of_its_words():
-    """The table is read block by block (a form's first three letters): a hook answering one
-    prompt must not pay for the ~50,000 forms."""
+    """The tables are read block by block (a form's first three letters): a hook answering
+    one prompt must not pay for the ~50,000 forms. A word reads at most one Spanish and one
+    French block."""
     from ihmt.text import vocabulary
 
     vocabulary.normalize.cache_clear()
-    vocabulary._spanish_block.cache_clear()
+    vocabulary._block.cache_clear()
     question = "¿quién desactivó la opción de reenviar los recibos duplicados?"
     terms(question)
-    parsed = vocabulary._spanish_block.cache_info().currsize
-    assert 0 < parsed <= len(question.split())
+    parsed = vocabulary._block.cache_info().currsize
+    assert 0 < parsed <= 2 * len(question.split())
     assert normalize("desactivo") == normalize("disable")
 
 
@@ -245,3 +246,74 @@ def test_a_spanish_question_finds_the_english_note_about_a_city(tmp_path):
         "The September release ships on the 18th.",
     ]
     assert "Lisbon" in first_hit(tmp_path, notes, "¿Cuándo viaja Catalina a Lisboa?")
+
+
+# -- French ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def french(builder):
+    return sys.modules["french_forms"]
+
+
+@pytest.mark.parametrize(
+    ("infinitive", "forms"),
+    [
+        ("deployer", {"deploie", "deployons", "deploye", "deployees", "deploierons"}),
+        ("manger", {"mangeons", "mangeait", "mange", "mangent"}),
+        ("appeler", {"appelle", "appellent", "appelons", "appellera"}),
+        ("finir", {"finissons", "finissent", "fini", "finie", "finira"}),
+    ],
+)
+def test_french_regular_conjugations_are_spelled_as_written(french, infinitive, forms):
+    assert forms <= french.verb_forms(infinitive)
+
+
+def test_french_plurals_feminines_and_adverbs(french):
+    assert french.noun_forms("serveur") == {"serveur", "serveurs"}
+    assert french.noun_forms("bureau") == {"bureau", "bureaux"}
+    assert "journaux" in french.noun_forms("journal")
+    assert {"actif", "active", "actives", "activement"} <= french.adjective_forms("actif")
+    assert {"recent", "recente", "recemment"} <= french.adjective_forms("recent")
+
+
+def test_french_note_terms_meet_english_question_terms():
+    assert set(terms("Les sauvegardes du serveur")) >= {normalize("backup"), normalize("server")}
+    assert normalize("deployee") == normalize("deploy")
+    assert normalize("mot") != normalize("password")  # one word of a phrase is not the phrase
+    assert normalize("password") in terms("le mot de passe de la base de données")
+    assert normalize("username") in terms("son nom d'utilisateur GitHub")
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["tester", "exporter", "font", "cache", "comment", "adapter", "client", "lecture", "transformer"],
+)
+def test_english_words_spelled_like_french_ones_keep_their_meaning(word):
+    """A French form that English text uses ("the tester", "font", "cache") stays English."""
+    assert normalize(word) == stem(word)
+
+
+def test_a_spanish_word_is_never_read_as_french():
+    # "deja" (leaves) is a Spanish word, not the French "déjà" a stop list would drop;
+    # "partir" is French and Spanish: "a partir de" (from) adds no term
+    assert normalize("deja") in terms("¿Dónde deja Ximena los informes?")
+    assert "from" not in terms("¿A partir de qué hora?")
+
+
+def test_an_english_question_finds_the_french_note_first(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("On garde les ventes deux ans, ensuite la purge les supprime.")
+    memory.save("We keep the nginx access logs for 30 days on the analytics box.")
+    memory.save("Sales reports go out every Monday to the store managers.")
+    result = memory.search("how long do we keep the sales rows?")
+    assert result.hits, result
+    assert "ventes" in result.hits[0].content
+
+
+def test_a_french_question_finds_the_english_note_first(tmp_path):
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("Nightly backups of the orders database go to OVH Object Storage.")
+    memory.save("The orders API listens on port 8040 behind Caddy.")
+    memory.save("Store managers get the production plan PDF by email at 5 am.")
+    result = memory.search("les sauvegardes de la base de données vont où?")
+    assert result.hits, result
+    assert "OVH" in result.hits[0].content

@@ -413,19 +413,22 @@ def test_a_name_no_memory_mentions_is_not_found_even_when_meaning_vouches(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("question", "spanish"),
+    ("question", "foreign"),
     [
         ("¿a qué hora es ahora la daily?", True),
         ("¿quién lleva la integración con Redsys?", True),
+        ("c'est quoi le port de l'API en production?", True),
+        ("les sauvegardes de la base vont où maintenant?", True),
         ("what time is the daily standup now?", False),
+        ("is the AI eval job on the CI runner?", False),  # "ai" and "ci" are not French here
         ("¿deploy?", False),  # too little to tell
     ],
 )
-def test_a_question_in_spanish_is_read_by_its_function_words(question, spanish):
-    from ihmt.text.stopwords import reads_as_spanish
+def test_a_question_in_spanish_or_french_is_read_by_its_function_words(question, foreign):
+    from ihmt.text.stopwords import reads_as_foreign
     from ihmt.text.tokenize import tokenize
 
-    assert reads_as_spanish(tokenize(question)) is spanish
+    assert reads_as_foreign(tokenize(question)) is foreign
 
 
 def test_the_english_model_reads_a_spanish_question_through_its_gloss(tmp_path):

@@ -2,14 +2,16 @@
 
 The lists are written by hand, one lemma a line (see tools/lexicon/README.md); this script
 spells out the inflected forms a note really contains (regular conjugations, plurals,
-feminine adjectives), folds them the way the tokenizer does, and writes one generated module
-that the vocabulary layer reads at run time. Standard library only, deterministic: the test
-suite rebuilds the table in memory and checks the committed module matches.
+feminine adjectives; French ones in tools/french_forms.py), folds them the way the tokenizer
+does, and writes one generated module that the vocabulary layer reads at run time. Standard
+library only, deterministic: the test suite rebuilds the table in memory and checks the
+committed module matches.
 
-A Spanish form that is also a common English word ("sale", "red", "come") would turn English
-text into the wrong term, so such forms are dropped. Which forms those are comes from
-tools/lexicon/english_collisions.txt, made with ``--collisions`` (needs the ``wordfreq``
-package, a word-frequency table for both languages; only this step needs it).
+A Spanish or French form that is also a common English word ("sale", "red", "come"; "pain",
+"client", "main") would turn English text into the wrong term, so such forms are dropped.
+Which forms those are comes from tools/lexicon/english_collisions.txt and
+english_collisions_fr.txt, made with ``--collisions`` (needs the ``wordfreq`` package, a
+word-frequency table for the three languages; only this step needs it).
 """
 
 from __future__ import annotations
@@ -20,17 +22,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
+import french_forms  # noqa: E402
+
+from ihmt.text.stopwords import is_stopword  # noqa: E402
 from ihmt.text.tokenize import fold  # noqa: E402
 from ihmt.text.vocabulary import has_fixed_meaning, stem  # noqa: E402
 
 SOURCES = ROOT / "tools" / "lexicon"
 TARGET = ROOT / "ihmt" / "text" / "lexicon_table.py"
 COLLISIONS = SOURCES / "english_collisions.txt"
-CLASSES = ("verb", "noun", "adj", "form", "word")
+COLLISIONS_FR = SOURCES / "english_collisions_fr.txt"
+FRENCH_KEPT = SOURCES / "french_kept.txt"  # borrowed words kept despite the collision rule
+# "irregular": the infinitive of a French verb whose forms are listed by hand as "form"
+CLASSES = ("verb", "noun", "adj", "form", "word", "irregular")
 # a form's weight when two lemmas generate it: what a writer listed by hand wins, then a
 # noun over an adjective over a verb form ("cuenta" is an account before it is "counts")
-PRIORITY = {"form": 0, "word": 0, "noun": 1, "adj": 2, "verb": 3}
+PRIORITY = {"form": 0, "word": 0, "irregular": 0, "noun": 1, "adj": 2, "verb": 3}
 # pronouns a note attaches to a verb ("desplegarlo", "mudarse", "revisándolo"); the rarer
 # ones (me, te, nos, les) are left out to keep the table small
 INFINITIVE_CLITICS = ("se", "lo", "la", "los", "las", "le")
@@ -40,6 +49,7 @@ GERUND_CLITICS = ("se", "lo", "la")
 # Spanish) and "pie" (4.19 / 4.94) are English words; "hoy" (3.08 / 5.74) is Spanish
 COMMON_ENGLISH_ZIPF = 3.3
 SPANISH_MARGIN = 2.0
+AGENT_NOUN_ZIPF, AGENT_NOUN_MARGIN = 2.5, 1.5  # French "-er" infinitives read as English nouns
 
 
 # -- Spanish inflection -------------------------------------------------------------------------
@@ -137,17 +147,18 @@ GENERATORS = {"verb": verb_forms, "noun": noun_forms, "adj": adjective_forms}
 
 
 # -- reading the lists ----------------------------------------------------------------------
-def read_entries(folder: Path = SOURCES) -> list[tuple[str, str, str]]:
-    """(folded Spanish word, English word, class) from every *.tsv list, in file order."""
+def read_entries(folder: Path = SOURCES, language: str = "es") -> list[tuple[str, str, str]]:
+    """(folded Spanish or French word, English word, class) from every ``<language>_*.tsv``
+    list, in file order."""
     entries = []
-    for path in sorted(folder.glob("es_*.tsv")):
+    for path in sorted(folder.glob(f"{language}_*.tsv")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             fields = line.split("\t")
             if len(fields) != 3 or fields[2] not in CLASSES or not fields[1].isalpha():
-                raise SystemExit(f"{path.name}:{number}: not 'spanish<TAB>english<TAB>class'")
+                raise SystemExit(f"{path.name}:{number}: not 'word<TAB>english<TAB>class'")
             spanish, english, kind = fold(fields[0].strip()), fields[1].strip().lower(), fields[2]
             if spanish.isalpha() and english.isascii():
                 entries.append((spanish, english, kind))
@@ -164,13 +175,17 @@ def read_synonym_groups(path: Path = SOURCES / "en_synonyms.txt") -> list[list[s
 
 
 # -- the tables -----------------------------------------------------------------------------
-def spanish_table(entries: list[tuple[str, str, str]], collisions: set[str]) -> dict[str, str]:
-    """Folded Spanish form -> English word. A form two lemmas of the same weight claim for
-    different words is ambiguous and left out; so is one that reads as common English."""
+def spanish_table(
+    entries: list[tuple[str, str, str]], collisions: set[str], generators=None
+) -> dict[str, str]:
+    """Folded Spanish (or, with French ``generators``, French) form -> English word. A form
+    two lemmas of the same weight claim for different words is ambiguous and left out; so is
+    one that reads as common English."""
+    generators = GENERATORS if generators is None else generators
     best: dict[str, tuple[float, str]] = {}
     ambiguous: set[str] = set()
     for spanish, english, kind in entries:
-        generated = GENERATORS.get(kind, lambda w: {w})(spanish)
+        generated = generators.get(kind, lambda w: {w})(spanish)
         for form in generated:
             weight = PRIORITY[kind] + (0 if form == spanish else 0.5)
             held = best.get(form)
@@ -218,7 +233,10 @@ def read_phrases(path: Path, taken=lambda abbreviation: False) -> dict[tuple[str
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
-        words = tuple(fold(fields[0]).split()) if len(fields) == 2 else ()
+        # an elided French article is a word of its own to the tokenizer ("nom d'utilisateur"
+        # is "nom", "d", "utilisateur")
+        spelled = fold(fields[0]).replace("'", " ").replace("’", " ")
+        words = tuple(spelled.split()) if len(fields) == 2 else ()
         abbreviation = fold(fields[1].strip()) if len(fields) == 2 else ""
         if not (2 <= len(words) <= 5 and abbreviation.isalnum() and " " not in abbreviation):
             raise SystemExit(f"{path.name}:{number}: not 'phrase<TAB>abbreviation'")
@@ -227,45 +245,70 @@ def read_phrases(path: Path, taken=lambda abbreviation: False) -> dict[tuple[str
     return phrases
 
 
-def render(
-    spanish: dict[str, str],
-    synonyms: dict[str, str],
-    phrases: dict[tuple[str, ...], str] | None = None,
-) -> str:
-    """The generated module. SPANISH maps a form's first three letters to a block of
-    "english:form,form" items, so a process parses only the blocks its words need (the whole
-    table takes ~20 ms to parse, a hook's question a few blocks)."""
+def _block_lines(table: dict[str, str]) -> list[str]:
+    """A form table as the lines of a dict literal: first three letters -> its block."""
     blocks: dict[str, dict[str, list[str]]] = {}
-    for form, english in spanish.items():
+    for form, english in table.items():
         blocks.setdefault(form[:PREFIX], {}).setdefault(english, []).append(form)
-    by_head: dict[str, list[str]] = {}
-    for key, head in synonyms.items():
-        by_head.setdefault(head, []).append(key)
-    spanish_lines = [
+    return [
         f'    "{prefix}": "'
         + " ".join(f"{e}:{','.join(sorted(f))}" for e, f in sorted(block.items()))
         + '",'
         for prefix, block in sorted(blocks.items())
     ]
+
+
+def render(
+    spanish: dict[str, str],
+    synonyms: dict[str, str],
+    phrases: dict[tuple[str, ...], str] | None = None,
+    french: dict[str, str] | None = None,
+) -> str:
+    """The generated module. SPANISH and FRENCH map a form's first three letters to a block
+    of "english:form,form" items, so a process parses only the blocks its words need (the
+    whole table takes ~20 ms to parse, a hook's question a few blocks)."""
+    by_head: dict[str, list[str]] = {}
+    for key, head in synonyms.items():
+        by_head.setdefault(head, []).append(key)
+    spanish_lines = _block_lines(spanish)
+    french_lines = _block_lines(french or {})
     synonym_lines = [f"{h} {' '.join(sorted(k))}" for h, k in sorted(by_head.items())]
     phrase_lines = [f"{a} {' '.join(w)}" for w, a in sorted((phrases or {}).items())]
     return (
         '"""Generated by tools/build_lexicon.py from tools/lexicon/: do not edit by hand.\n\n'
         'SPANISH: a folded Spanish form\'s first three letters -> "english:form,form ..." items,\n'
-        "each English word with the forms indexed as it.\n"
+        "each English word with the forms indexed as it. FRENCH: the same for French forms.\n"
         "SYNONYMS: each line is a stem and the stems of its near-synonyms indexed as it.\n"
         "PHRASES: each line is an abbreviation and the folded words of the term it stands for.\n"
         '"""\n\n'
         f"SPANISH = {{\n{chr(10).join(spanish_lines)}\n}}\n\n"
+        f"FRENCH = {{\n{chr(10).join(french_lines)}\n}}\n\n"
         f'SYNONYMS = """\n{chr(10).join(synonym_lines)}\n"""\n\n'
         f'PHRASES = """\n{chr(10).join(phrase_lines)}\n"""\n'
     )
 
 
+def _collisions(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {w for line in lines if not line.startswith("#") for w in line.split()}
+
+
 def build(folder: Path = SOURCES) -> str:
-    collisions_file = folder / COLLISIONS.name
-    collisions = set(collisions_file.read_text(encoding="utf-8").split())
+    collisions = _collisions(folder / COLLISIONS.name)
     spanish = spanish_table(read_entries(folder), collisions)
+    # French after Spanish: the vocabulary reads a form as Spanish first, so a French form
+    # the Spanish table already holds is left out
+    french = {
+        form: english
+        for form, english in spanish_table(
+            read_entries(folder, "fr"),
+            _collisions(folder / COLLISIONS_FR.name) - _collisions(folder / FRENCH_KEPT.name),
+            french_forms.GENERATORS,
+        ).items()
+        if form not in spanish
+    }
     # a second round of groups (work vocabulary: "login"/"signin", "audio"/"sound") extends
     # the first; a word claimed by two different groups is left out of both
     synonyms = synonym_table(
@@ -285,27 +328,56 @@ def build(folder: Path = SOURCES) -> str:
     # vocabulary like any other, so only a Spanish reading of it keeps it out
     for words, word in read_phrases(folder / "phrases_words.tsv", spanish.__contains__).items():
         phrases.setdefault(words, word)
-    return render(spanish, synonyms, phrases)
+    # French expressions that mean one word ("mot de passe" is "password"); one that means a
+    # stop word ("à partir de" is "from", "parce que" "because") adds nothing
+    french_phrases = read_phrases(folder / "phrases_words_fr.tsv", spanish.__contains__)
+    for words, word in french_phrases.items():
+        if not is_stopword(word):
+            phrases.setdefault(words, word)
+    return render(spanish, synonyms, phrases, french)
 
 
-def write_collisions(folder: Path = SOURCES) -> int:
-    """Every generated Spanish form that is a common English word (needs wordfreq)."""
+def write_collisions(folder: Path = SOURCES, language: str = "es") -> int:
+    """Every generated Spanish (or French) form that is a common English word (needs
+    wordfreq)."""
     from wordfreq import zipf_frequency
 
+    generators = french_forms.GENERATORS if language == "fr" else GENERATORS
     forms = set()
-    for spanish, english, kind in read_entries(folder):
-        forms |= {f for f in GENERATORS.get(kind, lambda w: {w})(spanish) if f != english}
+    for word, english, kind in read_entries(folder, language):
+        forms |= {f for f in generators.get(kind, lambda w: {w})(word) if f != english}
+    # a French form is read after the Spanish table: one that is a common Spanish word the
+    # table does not hold ("deja", "pone") must not read Spanish text as French either
+    others = ("en", "es") if language == "fr" else ("en",)
+
+    def agent_noun(form: str) -> bool:
+        # a French infinitive spelled like an English "-er" noun ("tester", "exporter",
+        # "coder"): English text means the person or the thing, rarely heard as French
+        return (
+            language == "fr"
+            and form.endswith("er")
+            and zipf_frequency(form, "en") >= AGENT_NOUN_ZIPF
+            and zipf_frequency(form, "fr") - zipf_frequency(form, "en") < AGENT_NOUN_MARGIN
+        )
+
     common = sorted(
         f
         for f in forms
-        if zipf_frequency(f, "en") >= COMMON_ENGLISH_ZIPF
-        and zipf_frequency(f, "es") - zipf_frequency(f, "en") < SPANISH_MARGIN
+        if agent_noun(f)
+        or any(
+            zipf_frequency(f, other) >= COMMON_ENGLISH_ZIPF
+            and zipf_frequency(f, language) - zipf_frequency(f, other) < SPANISH_MARGIN
+            for other in others
+        )
     )
+    name = {"es": "Spanish", "fr": "French"}[language]
+    words = "English or Spanish" if language == "fr" else "English"
     header = (
-        f"# Spanish forms that are common English words (wordfreq zipf >= {COMMON_ENGLISH_ZIPF}"
-        f" in English, less than {SPANISH_MARGIN} higher in Spanish)\n"
+        f"# {name} forms that are common {words} words (wordfreq zipf >= {COMMON_ENGLISH_ZIPF}"
+        f" there, less than {SPANISH_MARGIN} higher in {name})\n"
     )
-    (folder / COLLISIONS.name).write_text(header + "\n".join(common) + "\n", encoding="utf-8")
+    target = folder / (COLLISIONS_FR if language == "fr" else COLLISIONS).name
+    target.write_text(header + "\n".join(common) + "\n", encoding="utf-8")
     return len(common)
 
 
@@ -318,7 +390,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.collisions:
-        print(f"{write_collisions()} forms read as English")
+        print(f"{write_collisions()} Spanish forms read as English")
+        print(f"{write_collisions(language='fr')} French forms read as English")
     TARGET.write_text(build(), encoding="utf-8")
     print(f"wrote {TARGET.relative_to(ROOT)}")
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 
 from ..models import MemoryLeaf
-from ..text.stopwords import reads_as_spanish
+from ..text.stopwords import reads_as_foreign
 from ..text.tokenize import tokenize
 from .context import Neighbours
 from .embedder import Embedder, SemanticUnavailable, load_embedder, loaded, resolve_model
@@ -56,10 +56,10 @@ def embed_text(leaf: MemoryLeaf, english_only: bool = False) -> str:
 
 
 def readable(text: str, english_only: bool) -> str:
-    """``text`` as the model should read it: a Spanish text word by word in English
+    """``text`` as the model should read it: a Spanish or French text word by word in English
     (text/gloss.py) when the model reads only English, so a Spanish note and an English
     question meet; anything else as it is."""
-    if english_only and reads_as_spanish(tokenize(text[:2000])):
+    if english_only and reads_as_foreign(tokenize(text[:2000])):
         from ..text.gloss import gloss
 
         return gloss(text)

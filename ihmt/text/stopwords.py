@@ -1,4 +1,4 @@
-"""English and Spanish stop words, already folded (lower case, no accents).
+"""English, Spanish and French stop words, already folded (lower case, no accents).
 
 Memory queries are often full questions ("where do I live?", "¿dónde vivo?"),
 so question words, pronouns and auxiliary verbs must not carry BM25 weight.
@@ -74,7 +74,37 @@ vosotras vosotros vuestra vuestras vuestro vuestros
 y ya yo
 """
 
-STOPWORDS: frozenset[str] = frozenset(_ENGLISH.split()) | frozenset(_SPANISH.split())
+# French: articles, pronouns, auxiliaries and linking words. Left out on purpose, because
+# they are also words a software note means as written: "ai" (AI), "eu" (EU), "ca" ("ça";
+# a certificate authority), "ci" (CI), "car", "plus", "sans", "son", "sa", "ta", "va",
+# "comment" (a code comment); and those that are Spanish words with a meaning: "mes" (a
+# month), "tres" (three), "sur" (south), "deja" (leaves). An elided article or pronoun ("l'", "qu'on") leaves a
+# single letter or "qu", which the tokenizer drops or this list holds.
+_FRENCH = """
+a afin alors apres au aucun aucune aupres aussi autre autres aux avaient avais
+avait avant avec avez aviez avions avoir avons ayant
+beaucoup
+ce ceci cela celle celles celui ces cet cette ceux chaque chez comme
+dans de depuis des devrait devraient doit doivent dont du
+elle elles en encore ensuite entre est est-ce et etaient etais etait etant ete etes etre
+faut
+ici il ils
+je jusqu juste
+la laquelle le lequel les lesquels leur leurs lui
+ma mais me meme moi moins mon
+ne ni non nos notre nous
+on ont ou oui
+par parce pas pendant peu peut peuvent peux pour pourquoi pourrait puis
+quand que quel quelle quelles quels qu qui quoi
+se selon ses seront serait sera si soit sommes sont sous suis
+te tes toi toujours tous tout toute toutes
+un une
+vais voici voila vont vos votre vous vers
+"""
+
+STOPWORDS: frozenset[str] = (
+    frozenset(_ENGLISH.split()) | frozenset(_SPANISH.split()) | frozenset(_FRENCH.split())
+)
 
 
 def is_stopword(token: str) -> bool:
@@ -82,18 +112,20 @@ def is_stopword(token: str) -> bool:
     return token in STOPWORDS
 
 
-_SPANISH_ONLY = frozenset(_SPANISH.split()) - frozenset(_ENGLISH.split())
-_ENGLISH_ONLY = frozenset(_ENGLISH.split()) - frozenset(_SPANISH.split())
+_FOREIGN = frozenset(_SPANISH.split()) | frozenset(_FRENCH.split())
+_FOREIGN_ONLY = _FOREIGN - frozenset(_ENGLISH.split())
+_ENGLISH_ONLY = frozenset(_ENGLISH.split()) - _FOREIGN
 
 
-def spanish_function_word(folded: str) -> bool:
-    """A Spanish stop word that is not also an English one ("de", "los", "que")."""
-    return folded in _SPANISH_ONLY
+def foreign_function_word(folded: str) -> bool:
+    """A Spanish or French stop word that is not also an English one ("de", "los", "les")."""
+    return folded in _FOREIGN_ONLY
 
 
-def reads_as_spanish(folded_tokens: list[str]) -> bool:
-    """True when a text's function words are mostly Spanish ("¿a qué hora es la daily?"): a
-    model trained on English reads such a text poorly."""
-    spanish = sum(1 for t in folded_tokens if t in _SPANISH_ONLY)
+def reads_as_foreign(folded_tokens: list[str]) -> bool:
+    """True when a text's function words are mostly Spanish or French ("¿a qué hora es la
+    daily?", "c'est quoi le port de l'API?"): a model trained on English reads such a text
+    poorly."""
+    foreign = sum(1 for t in folded_tokens if t in _FOREIGN_ONLY)
     english = sum(1 for t in folded_tokens if t in _ENGLISH_ONLY)
-    return spanish >= 2 and spanish > english
+    return foreign >= 2 and foreign > english

@@ -7,9 +7,10 @@ scan would match, every summary above it matches too.
 
 Five steps, each small and predictable rather than clever:
 1. software abbreviations and aliases -> one canonical word ("k8s" -> "kubernetes");
-2. Spanish -> English: a short hand-picked glossary ("contraseña" -> "password"), then the
-   generated lexicon of lexicon_table.py (tools/build_lexicon.py: about 56,000 inflected
-   forms, "desactivó" -> "disable"), so an English question finds a Spanish note;
+2. Spanish and French -> English: a short hand-picked glossary ("contraseña" -> "password"),
+   then the generated lexicon of lexicon_table.py (tools/build_lexicon.py: inflected forms
+   of hand-written lemma lists, "desactivó" -> "disable", "déployée" -> "deploy"), so an
+   English question finds a Spanish or French note;
 3. a light stemmer for English and Spanish inflections: plurals, -ed, -ing and the Spanish
    -ción / English -tion pair. It only has to map related forms to one key, not to a word:
    "deployed", "deploying" and "deploys" all become "deploy"; "use", "used" and "uses"
@@ -25,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 14
+VOCABULARY_VERSION = 15
 
 _ALIASES = {
     # databases and infrastructure
@@ -302,7 +303,9 @@ _KEEP_DOUBLE = frozenset("lsz")
 @lru_cache(maxsize=65536)
 def normalize(token: str) -> str:
     """The indexed form of one folded token."""
-    token = _ALIASES.get(token) or _GLOSSARY.get(token) or _spanish(token) or token
+    token = (
+        _ALIASES.get(token) or _GLOSSARY.get(token) or _spanish(token) or _french(token) or token
+    )
     if len(token) < 3 or not token.isalpha() or not token.isascii():
         return token
     key = stem(token)
@@ -310,23 +313,31 @@ def normalize(token: str) -> str:
 
 
 def english_word(token: str) -> str | None:
-    """The English word a folded Spanish form reads as (glossary or lexicon), or None: the
-    word itself, unstemmed, for text a person or a model reads (text/gloss.py)."""
-    return _GLOSSARY.get(token) or _spanish(token)
+    """The English word a folded Spanish or French form reads as (glossary or lexicon), or
+    None: the word itself, unstemmed, for text a person or a model reads (text/gloss.py)."""
+    return _GLOSSARY.get(token) or _spanish(token) or _french(token)
 
 
 def _spanish(token: str) -> str | None:
     """The English word a Spanish form is indexed as (lexicon_table.py), or None."""
     if len(token) < 3:
         return None
-    return _spanish_block(token[:3]).get(token)
+    return _block("SPANISH", token[:3]).get(token)
 
 
-@lru_cache(maxsize=4096)
-def _spanish_block(prefix: str) -> dict[str, str]:
-    """One block of the generated table, parsed on first use: a question reads a few blocks,
+def _french(token: str) -> str | None:
+    """The English word a French form is indexed as (lexicon_table.py), or None. Read after
+    the Spanish table: a form both languages spell is read as Spanish."""
+    if len(token) < 3:
+        return None
+    return _block("FRENCH", token[:3]).get(token)
+
+
+@lru_cache(maxsize=8192)
+def _block(table: str, prefix: str) -> dict[str, str]:
+    """One block of a generated table, parsed on first use: a question reads a few blocks,
     not the ~50,000 forms (which would cost a hook ~20 ms)."""
-    blocks = getattr(_generated(), "SPANISH", None)
+    blocks = getattr(_generated(), table, None)
     out: dict[str, str] = {}
     for item in blocks.get(prefix, "").split() if isinstance(blocks, dict) else ():
         english, _, forms = item.partition(":")
