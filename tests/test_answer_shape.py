@@ -57,6 +57,16 @@ TEAM = [
         ("what's Andrés's GitHub username?", "username"),
         ("what does Raúl charge for the August cover?", "price"),
         ("what is the delivery charge?", "price"),
+        # French
+        ("c'est quelle version de Python qu'on cible?", "version"),
+        ("quel port utilise l'API?", "port"),
+        ("combien coûte le VPS par mois?", "price"),
+        ("à quelle heure est le standup?", "time"),
+        ("quand est la démo?", "date"),
+        ("combien de temps dure le build?", "duration"),
+        ("à quelle fréquence le poller va chercher les ventes?", "frequency"),
+        ("qui approuve les commandes fournisseurs?", "person"),
+        ("c'est quoi l'adresse courriel de Luc?", "email"),
     ],
 )
 def test_the_wording_names_the_shape_asked(question, shape):
@@ -1201,3 +1211,8 @@ def test_a_product_typed_in_lower_case_then_its_major_version_is_that_products_v
     assert not holds_shape("we bumped it to 24 last week", shapes, subject)
     assert not holds_shape("the build box has 16 GB and runs deno 2", shapes, subject)
     assert not holds_shape("each node 3 GB of memory", shapes, subject)
+
+
+def test_a_french_relative_qui_asks_for_no_one():
+    """ "qui" opens a question about someone; inside a sentence it is a relative pronoun."""
+    assert "person" not in [s.name for s in shapes_asked("le service qui tourne, quel port?")]

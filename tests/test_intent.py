@@ -19,6 +19,9 @@ from ihmt.text.tokenize import terms
         ("which LXC is Gitea running in?", "LXC"),
         ("¿qué versión de Node usa el backend?", "versión"),
         ("¿cuál es el puerto del servidor?", "puerto"),
+        ("quelle version de Python on cible?", "version"),
+        ("quel est le port de l'API?", "port"),
+        ("quel bucket utilisent les sauvegardes?", "bucket"),
     ],
 )
 def test_the_thing_a_what_or_which_question_asks_for(question, attribute):

@@ -87,13 +87,20 @@ _DATE_WORDS = re.compile(
 _CLAUSE_BREAK = re.compile(r"(?<=[,.;:!?])\s+|\s+[-–—]\s+")
 _ASKS = re.compile(
     r"(which|what|whats|what's|where|wheres|where's|when|who|whos|who's|whom|whose|how|why|"
-    r"is|are|was|were|do|does|did|can|could|should|any|anything|remind)\b",
+    r"is|are|was|were|do|does|did|can|could|should|any|anything|remind|"
+    # French: "quel port …", "c'est quoi …", "est-ce qu'on …", "rappelle-moi …"
+    r"quel|quelle|quels|quelles|qui|quoi|o[ùu]|quand|comment|combien|pourquoi|est-ce|"
+    r"c'est quoi|c'est qui|rappelle-moi|on (?:utilise|a|est)\b.*\?$)\b",
     re.I,
 )
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "ok to …?", "fine if I …?": whether something is acceptable is the question itself
 _ASKS_WHETHER_OK = re.compile(r"(to|if)\b", re.I)
-_WH = re.compile(r"(which|what|whats|what's|where|when|who|whose|how|why|remind)\b", re.I)
+_WH = re.compile(
+    r"(which|what|whats|what's|where|when|who|whose|how|why|remind|"
+    r"quel|quelle|quels|quelles|qui|quoi|o[ùu]|quand|comment|combien|pourquoi|rappelle-moi)\b",
+    re.I,
+)
 MIN_CLAUSE_TERMS = 2
 # words of doing the work, not of what memory holds: "how do i fix it" asks about nothing saved
 _WORK_WORDS = frozenset(terms("fix fixing add make change try help explain debug look check mean"))

@@ -32,16 +32,18 @@ _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june"
     "|july|august|september|october|november|december|ene|abr|ago|dic|enero|febrero|marzo"
     "|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre"
+    "|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|d[ée]cembre"
 )
 _WEEKDAYS = (
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
     "|thursdays|fridays|saturdays|sundays|lunes|martes|miercoles|jueves|viernes|sabado|domingo"
-    "|sabados|domingos"
+    "|sabados|domingos|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche"
 )
 _NUMBER_WORDS = (
     "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
     "|hundred|thousand|million|dozen|half|once|twice|uno|una|dos|tres|cuatro|cinco|seis|siete"
     "|ocho|nueve|diez|once|doce|veinte|treinta|cien|mil|media|mitad"
+    "|deux|trois|quatre|cinq|sept|huit|neuf|dix|douze|quinze|vingt|trente|cent|moiti[ée]"
 )
 
 # "within 15 minutes", "Monday 9": a number followed by a unit or day is not a version
@@ -163,7 +165,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         "email",
         _cue(
             r"e-?mail address|(?<=['’]s )e-?mail|(?<=s' )e-?mail|(?:his|her|their|of|de|del|su) e-?mail"
-            r"|correo(?: electronico)?"
+            r"|correo(?: electronico)?|courriel|adresse (?:e-?mail|courriel|mail)"
         ),
         _Lazy(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b"),
         True,
@@ -178,7 +180,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"(?<!per )(?<!by )(?<!each )(?<!por )(?:ip|ip address|ipv4|ipv6)"
             r"(?! (?:allow ?lists?|white ?lists?|block ?lists?|black ?lists?|restrictions?"
             r"|filtering|bans?|ranges?|blocks?|subnets?|prefix(?:es)?|networks?|cidrs?)\b)"
-            r"|direccion ip"
+            r"|direccion ip|adresse ip"
         ),
         _Lazy(
             # "... at 10.20.0.31." ends a sentence: a dot after it is no fifth part
@@ -217,6 +219,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
             r"|what (?:do|does|did|will|would) (?:\w+ ){0,3}charge"
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
+            r"|coute|coutent|prix|tarif|frais|combien (?:paie|paye|payons|facture|factures)"
         ),
         _Lazy(
             # a currency sign next to an amount ("$24", "7 €"), not "$(date +%F)" in a command
@@ -236,7 +239,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             # "what time zone" asks for a zone, not a time of day
             r"what time(?! ?zones?\b)|which time(?! ?zones?\b)|at what hour|what hour|how early"
             r"|how late"
-            r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora"
+            r"|(?:a|hasta|desde|para) (?:que|cual) hora|que hora|a quelle heure|quelle heure"
         ),
         _Lazy(
             # "10:30", "10h30"; "10.30" only after a word that sets a time ("at 10.30", "a las
@@ -251,7 +254,10 @@ SHAPES: tuple[AnswerShape, ...] = (
     ),
     AnswerShape(
         "birthday",
-        _cue(r"birthday|birthdays|date of birth|cumpleanos|fecha de nacimiento"),
+        _cue(
+            r"birthday|birthdays|date of birth|cumpleanos|fecha de nacimiento|anniversaire"
+            r"|date de naissance"
+        ),
         _Lazy(r"(?i)birthday|cumplea[ñn]os|\bborn\b|naci[óo]\b|nacimiento|date of birth"),
         True,
     ),
@@ -260,6 +266,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "Ana's handle", "the Slack handle"; "how many users did lobbyd handle" asks for none
         _cue(
             r"username|usernames|user name|nombre de usuario|usuario de github"
+            r"|nom d'utilisateur|identifiant"
             r"|(?<='s )handle|(?<=’s )handle|(?<=s' )handle"
             r"|(?:his|her|their|my|your|our|slack|github|gitlab|twitter|telegram|discord|matrix"
             r"|mastodon|the) handle"
@@ -276,11 +283,13 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             r"what date|which date|what day|which day|birthday|deadline|due date|since when"
             r"|until when|que dia|que fecha|cumpleanos|fecha limite|plazo|desde cuando|hasta cuando"
+            r"|quelle date|quel jour|date limite|echeance|depuis quand|jusqu'a quand"
         ),
         _Lazy(
             r"(?i:\b(?:" + _MONTHS + r"|" + _WEEKDAYS + r")\b)|\d{4}-\d{2}-\d{2}"
             r"|(?<!\d)\d{1,2}/\d{1,2}(?!\d)|\b(?:Q[1-4]|H[12])\b|\b20\d\d\b"
-            r"|(?i:\b(?:today|tomorrow|tonight|weekly|daily|monthly|yearly|every|hoy|manana|cada)\b)"
+            r"|(?i:\b(?:today|tomorrow|tonight|weekly|daily|monthly|yearly|every|hoy|manana|cada"
+            r"|demain|chaque)\b)"
             r"|(?<![\d.:])\d{1,2}[:h]\d{2}(?!\d|[.:]\d)"
         ),
         False,
@@ -290,7 +299,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "which Redis version", "version of the chart", "qué versión de": asked for; "the
         # paper's full version" is a document, not a release
         _cue(
-            r"(?:which|what|que|cual|cuales)\s+(?:[\w.+#-]+\s+){0,3}versions?"
+            r"(?:which|what|que|cual|cuales|quel|quelle|quels|quelles)\s+(?:[\w.+#-]+\s+){0,3}versions?"
             r"|(?:which|what|que|cual|cuales)\s+(?:[\w.+#-]+\s+){0,3}version(?:es)?"
             r"|versions? of|version(?:es)? de|version(?:es)? del"
         ),
@@ -321,7 +330,10 @@ SHAPES: tuple[AnswerShape, ...] = (
         "url",
         # "the URL of the wiki", "link to the repo": an address on the web (a link as a verb,
         # "link the ticket", asks for none)
-        _cue(r"urls?|(?:the|a) links? (?:to|for|of)|links? to|web address|enlaces?|direccion web"),
+        _cue(
+            r"urls?|(?:the|a) links? (?:to|for|of)|links? to|web address|enlaces?|direccion web"
+            r"|liens?|adresse web|adresse du site"
+        ),
         _Lazy(
             # a network address of any protocol: "opc.tcp://gw-01:4840", "s3://bucket/key",
             # "ssh://git@host" (not a path inside a program: "res://audio", "user://saves")
@@ -338,6 +350,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             r"hostnames?|host names?|(?:which|what) (?:host|server|machine|box|vm)"
             r"|(?:que|cual|en que) (?:host|servidor|maquina)"
+            r"|(?:quel|quelle|sur quel|sur quelle) (?:hote|serveur|machine|vm|box)|nom d'hote"
         ),
         _Lazy(
             # a name in a domain ("mon03.andes.internal"), a machine numbered in its name
@@ -356,7 +369,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             r"how much (?:ram|memory|disk|disk space|storage|storage capacity|heap|swap|vram)"
             r"|(?:ram|memory|disk|heap) size|cuanta (?:ram|memoria|memoria ram|capacidad)"
-            r"|cuanto (?:disco|espacio)"
+            r"|cuanto (?:disco|espacio)|combien de (?:ram|memoire|disque|stockage|espace)"
         ),
         _Lazy(
             r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:[KMGTP]i?B|[KMGTP](?![\w'’]))(?![\w'’])"
@@ -372,15 +385,20 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "how long does the CI job take?", "how long do we keep the logs?": a span of time (or,
         # "how long are the join codes?", a length), which a memory states with its unit; a
         # bare digit ("runs on ci-03") is none
-        _cue(r"how long|cuanto tiempo|cuanto tarda|cuanto dura|cuantos dias|durante cuanto"),
+        _cue(
+            r"how long|cuanto tiempo|cuanto tarda|cuanto dura|cuantos dias|durante cuanto"
+            r"|combien de (?:temps|jours|semaines|mois|heures|minutes)|pendant combien|duree"
+        ),
         _Lazy(
             r"(?i:(?<![\w.])(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten"
             r"|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|half an?|a few|several|un|una"
-            r"|dos|tres|cuatro|cinco|seis|siete|ocho|diez|doce|quince|veinte|treinta|media)"
+            r"|dos|tres|cuatro|cinco|seis|siete|ocho|diez|doce|quince|veinte|treinta|media"
+            r"|une|deux|trois|quatre|cinq|sept|huit|dix|douze|quinze|vingt|trente)"
             r"[\s-]?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|nights?|weeks?|wks?"
             r"|months?|years?|yrs?|segundos?|minutos?|horas?|dias?|días?|noches?|semanas?|mes|meses"
             r"|años?|anos?|characters?|chars?|digits?|lines?|words?|pages?|caracteres|digitos"
-            r"|dígitos|lineas|líneas|palabras|paginas|páginas)\b)"
+            r"|dígitos|lineas|líneas|palabras|paginas|páginas"
+            r"|secondes?|heures?|jours?|nuits?|semaines?|mois|ans|ann[ée]es?)\b)"
             r"|(?i:\b(?:overnight|forever|indefinitely|a fortnight|media hora|ttl)\b)"
             r"|(?<![\w.])\d+[smhdwy](?![\w.])"
         ),
@@ -390,13 +408,18 @@ SHAPES: tuple[AnswerShape, ...] = (
         "frequency",
         # "how often does the backup run?": a rate ("every 6 hours", "nightly", "twice a week",
         # "cada 15 minutos", "mensuales"), which a bare digit in a host name is not
-        _cue(r"how often|how frequently|cada cuanto|con que frecuencia|cuantas veces"),
+        _cue(
+            r"how often|how frequently|cada cuanto|con que frecuencia|cuantas veces"
+            r"|a quelle frequence|tous les combien|combien de fois"
+        ),
         _Lazy(
             r"(?i:\b(?:every|each|per|once|twice|thrice|cada|por)\b"
             r"|\b(?:hourly|daily|nightly|weekly|biweekly|fortnightly|monthly|quarterly|yearly"
             r"|annually|weekdays?|weekends?|diari[oa]s?|semanal(?:es|mente)?|quincenal(?:es)?"
             r"|mensual(?:es|mente)?|trimestral(?:es)?|anual(?:es|mente)?|nocturn[oa]s?"
-            r"|a diario|(?:a|an|one|two|three) times?)\b"
+            r"|a diario|(?:a|an|one|two|three) times?"
+            r"|chaque|tous les|toutes les|quotidien(?:ne)?s?|hebdomadaires?|mensuel(?:le)?s?"
+            r"|annuel(?:le)?s?|la nuit|aux \d+)\b"
             r"|\b\d+\s?(?:x|times|veces)\b|\b(?:a|an|al|a la)\s(?:day|week|month|year|hour|dia"
             r"|semana|mes|ano|año|hora)\b|/(?:day|week|month|h|hr|d)\b"
             r"|\bcron\b|(?<![\w.])[\d*/,-]+(?:\s[\d*/,-]+){4}(?![\w.]))"
@@ -407,7 +430,8 @@ SHAPES: tuple[AnswerShape, ...] = (
         "person",
         # "who owns the recommendations service?", "¿quién lleva la contabilidad?": someone,
         # named; "the person who approved" inside a longer question asks it too
-        _cue(r"who|whom|who's|quien|quienes"),
+        # French "qui" is also a relative pronoun ("le service qui tourne"): only as a question
+        _cue(r"who|whom|who's|quien|quienes|^qui|c'est qui|qui est-ce|qui (?=s'occupe|gere)"),
         _Lazy(r"(?<![\w.@/-])[A-ZÁÉÍÓÚÑ][a-záéíóúñü]{1,20}(?![\w@-])"),
         False,
         people=True,
@@ -417,6 +441,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             r"how many|how much|how big|how large|how old|how fast|what size"
             r"|which size|what percentage|what share|cuantos|cuantas|cuanto|cuanta|que tamano"
+            r"|combien|quelle taille|quel pourcentage"
         ),
         _Lazy(r"\d|(?i:\b(?:" + _NUMBER_WORDS + r")\b)"),
         False,
@@ -426,15 +451,18 @@ SHAPES: tuple[AnswerShape, ...] = (
 
 # "when" asks for a date where it opens the question; mid-sentence it is a conjunction ("where
 # do I put secrets when running locally?"). Spanish marks the question word: "cuándo".
-_OPENING_WHEN = re.compile(r"^\W*(?:(?:and|so|but|y|pero|e)\s+)?(?:when|cuando)(?![a-z])")
+_OPENING_WHEN = re.compile(
+    r"^\W*(?:(?:and|so|but|y|pero|e|et|mais)\s+)?(?:when|cuando|quand)(?![a-z])"
+)
 _DATE = "date"
 
 
 # A question opening with "who", "where" or "why" asks for a person, a place or a reason,
 # whatever else it mentions ("who signs off when the parts cost goes up?")
-_OPENING_WHO = re.compile(r"^\W*(?:who|whom|quien|quienes)(?![a-z])")
+_OPENING_WHO = re.compile(r"^\W*(?:who|whom|quien|quienes|qui|c'est qui)(?![a-z])")
 _OPENING_OTHER = re.compile(
-    r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que)(?![a-z])"
+    r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que|qui|c'est qui|ou|pourquoi)"
+    r"(?![a-z])"
 )
 
 
@@ -443,7 +471,8 @@ _OPENING_OTHER = re.compile(
 # money (which no answer in core-hours holds)
 _COUNT_NOT_MONEY = re.compile(
     r"(?<![a-z])(?:how many (?!(?:euros?|dollars?|pounds?|pesos?|bucks|francs?)(?![a-z]))[a-z]"
-    r"|how much of(?![a-z])|cada cuanto)"
+    r"|how much of(?![a-z])|cada cuanto"
+    r"|combien de (?!(?:euros?|dollars?|francs?)(?![a-z]))[a-z])"
 )
 
 
@@ -459,7 +488,8 @@ _SOFTWARE_PORT = re.compile(
     r"(?![\w-])"
 )
 _NETWORK_PORT = re.compile(
-    r"(?<![\w-])(?:which|what|que|cual|en que|on)\s+(?:tcp\s+)?(?:port|puerto)s?\b|port number"
+    r"(?<![\w-])(?:which|what|que|cual|en que|on|quel|sur quel)\s+(?:tcp\s+)?(?:port|puerto)s?\b"
+    r"|port number"
 )
 
 _COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "version", "url"))

@@ -147,12 +147,14 @@ def asks_now(text: str) -> bool:
 
 # "which bucket do ...", "what's the staging DB host?", "qué versión ...": the thing asked
 _WH_HEAD = re.compile(
-    r"(?<![a-z])(?:what|which|que|cual|cuales)(?:'s|’s| is| are| was| were| es| son| era)?"
-    r"(?: (?:the|our|a|an|el|la|los|las|de|del))?"
+    r"(?<![a-z])(?:what|which|que|cual|cuales|quel|quelle|quels|quelles)"
+    r"(?:'s|’s| is| are| was| were| es| son| era| est| sont| etait)?"
+    r"(?: (?:the|our|a|an|el|la|los|las|de|del|le|les|l'|du|des|notre|nos))?"
     r"((?: [a-z0-9][\w.+#/-]*){1,4}?)"
     r"(?= (?:do|does|did|is|are|was|were|has|have|had|will|would|can|could|should|runs?|"
     r"for|of|on|in|at|to|from|with|we|i|you|they|it|usa|usan|tiene|tienen|corre|esta|estan|"
-    r"hay|se|de|del|en|para|con)\b|\s*[?¿.!]|$)"
+    r"hay|se|de|del|en|para|con|est|sont|utilise|utilisent|pour|sur|dans|avec|du|des|au|qu|"
+    r"qui|on|nous|je|tu|vous|il|elle)\b|\s*[?¿.!]|$)"
 )
 # verbs that end such a head ("what's the prod cluster called?"): not the thing asked
 _HEAD_VERBS = frozenset(
