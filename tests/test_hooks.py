@@ -1254,3 +1254,34 @@ def test_long_rules_and_decisions_do_not_crowd_the_users_answers_out_of_the_brie
         assert estimate_tokens(brief) <= BRIEF_TOKENS
     finally:
         memory.close()
+
+
+def test_french_statements_decisions_and_requests_typed_to_an_agent():
+    from ihmt.loop.extract import durable_sentence
+    from ihmt.loop.recall import asks, replies_to_agent
+
+    assert durable_sentence("On part sur FastAPI pour l'API interne.") == "decision"
+    assert durable_sentence("Le poller va chercher les ventes aux 2 minutes.") == "statement"
+    assert durable_sentence("En fait, c'est le port 8040, pas 8000.") == "correction"
+    assert durable_sentence("Toujours en UTF-8 avec BOM pour les exports.") == "rule"
+    assert durable_sentence("mets le TTL à 45 s au lieu de 30") == "decision"
+    # a request for work now, or chatter, is no memory
+    assert durable_sentence("Peux-tu relancer les tests d'intégration?") == ""
+    assert durable_sentence("corrige le test qui plante sur la CI") == ""
+    assert durable_sentence("merci beaucoup pour ton aide aujourd'hui") == ""
+    # a French question asks; an acknowledgement answers the agent
+    assert asks("c'est quoi le port de l'API")
+    assert replies_to_agent("oui, vas-y") and not replies_to_agent("ok, quel port on utilise?")
+
+
+def test_a_reply_to_two_questions_keeps_both():
+    """The agent asks two things at once; the reply answers the first as much as the second,
+    so both questions are kept with it ("3.12" is found by "which Python version")."""
+    from ihmt.loop.extract import extract
+
+    asked = _agent(
+        "I'll set up the project. Which Python version should I target? And which web "
+        "framework do you want for the internal API?"
+    )
+    (kept,) = extract([asked, _user("3.12, like the server. FastAPI for the API.")])
+    assert "Which Python version" in kept.text and "which web framework" in kept.text

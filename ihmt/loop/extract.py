@@ -40,39 +40,59 @@ _SENTENCE = re.compile(
     # in lower case: text wrapped by hand ("Nothing is set up in the monorepo\nyet.")
     r"|\n\s*\n\s*|\n(?![ \t]*[a-z(])"
 )
-_REJECT = re.compile(r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not)", re.I)
+_REJECT = re.compile(
+    r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not|non\b|nan\b|attends|pas [çc]a)", re.I
+)
 # a request that sets something to a value is a decision a later session needs: "make it 4pm",
 # "change wholesale to 40% off retail", "Make the freshness TTL 45s instead of 30s", "use
 # 9464", "Use vitest, not jest". The value holds a digit, or another is named in its place.
 _SETS_VALUE = re.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
-    r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put)\b"
-    r"(?=\s+\S*\d|.*(?:\b(?:to|it|at)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b|\brather than\b"
-    r"|,\s*not\s+\w))",
+    r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
+    # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
+    r"|mets|mettez|passe|change|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde)\b"
+    r"(?=\s+\S*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
+    r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|,\s*(?:not|pas)\s+\w))",
     re.I,
 )
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
 _VALUE_NOT_VALUE = re.compile(
-    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d[^,;.!?]{0,25}"
-    r",?\s+not\s+(?:[^\W\d]+\s+){0,2}\S*\d",
+    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non|ok)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d"
+    r"[^,;.!?]{0,25},?\s+(?:not|pas)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
     re.I,
 )
 _EXPLAINS = re.compile(
     r"\b(because|so that|since|the reason|i chose|i picked|i went with|i'll use|i will use|"
-    r"i decided|decided to|instead of|rather than|trade-?off)\b",
+    r"i decided|decided to|instead of|rather than|trade-?off|"
+    # French: "parce que", "pour que", "j'ai choisi", "au lieu de", "plutôt que"
+    r"parce que|pour que|puisque|la raison|j'ai choisi|j'ai pris|je vais utiliser|"
+    r"j'ai d[ée]cid[ée]|au lieu de|plut[ôo]t que|compromis)\b",
     re.I,
 )
 # a proposal the user then accepts ("I'd cluster by (snapshot_date, store_id)", "I'd use
 # 9464", "One design point: I'll key every send on `parcel_id:event_seq`", "I set
 # `process.cache = 'lenient'`")
 _PROPOSES = re.compile(
-    r"\b(i'?d|i would|i'll|i will|i've set|i set|my plan|proposal|design (point|choice))\b", re.I
+    r"\b(i'?d|i would|i'll|i will|i've set|i set|my plan|proposal|design (point|choice)|"
+    r"je propose|je proposerais|je mettrais|j'utiliserais|je partirais|je vais|j'ai mis|"
+    r"j'ai configur[ée]|mon plan|proposition)\b",
+    re.I,
 )
 # a question that points back to what the sentence before it named
-_POINTS_BACK = re.compile(r"\b(it|its|it's|that|this|they|them|those|these|there|one)\b", re.I)
+_POINTS_BACK = re.compile(
+    r"\b(it|its|it's|that|this|they|them|those|these|there|one|"
+    # French: "Combien de semaines en arrière ?", "Tu veux que ça tourne à quelle heure ?"
+    r"[çc]a|cela|il|elle|ils|elles|en|y)\b",
+    re.I,
+)
 REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine)\b", re.I)
+_FIRST_PERSON = re.compile(
+    r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine|"
+    # French: "je", "j'ai", "nous", "notre", "mon", "on a", "on utilise"
+    r"je|j'\w+|nous|notre|nos|mon|ma|mes|moi|on (?:a|est|va|fait|utilise|garde|roule|tourne))\b",
+    re.I,
+)
 _STATEMENT = re.compile(
     r"\b(is|are|was|were|has|have|had|runs|uses|use|lives|works|went|got|been|will|would|can|"
     r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
@@ -88,7 +108,11 @@ _STATEMENT = re.compile(
     r"es|son|est[aá]n?|era|fue|tiene|tienen|tenemos|usa|usan|usamos|corre|corren|dura|duran|"
     r"cambi[oó]|cambiaron|movi[oó]|pas[oó]|va|van|vive|trabaja|queda|qued[oó]|ya no|hay|"
     r"llama|llaman|coordina|recibe|reciben|sale|salen|retrasa|retras[oó]|subimos|bajamos|"
-    r"pasamos|cambiamos|decidimos)\b",
+    r"pasamos|cambiamos|decidimos|"
+    # French, as people type it ("c'est fournil-vm01 maintenant", "le poller tourne aux 2 min")
+    r"c'est|ce sont|sont|[ée]tait|utilise|utilisent|tourne|tournent|roule|roulent|dure|"
+    r"durent|passe|pass[ée]|chang[ée]|d[ée]m[ée]nag[ée]|migr[ée]|reste|g[èe]re|g[èe]rent|"
+    r"s'occupe|prend|prennent|va|vont|habite|travaille|il y a|y a|doit|doivent|fait|font)\b",
     re.I,
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a
@@ -96,22 +120,27 @@ _STATEMENT = re.compile(
 # holding one states a fact even without a verb this list knows ("Aisha owns fare-gateway")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _MES = r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
+_MOIS = r"(janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)"
 _SPECIFIC = re.compile(
     r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+"
     # a date: "6 May", "May 6th", "6 de mayo"
     rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b"
-    rf"|\b\d{{1,2}} de {_MES}\b",
+    rf"|\b\d{{1,2}} de {_MES}\b|\b\d{{1,2}}(?:er)? {_MOIS}\b",
     re.I,
 )
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
-_LISTENER = re.compile(r"\b(you|your|yours|you're|you've|you'd|you'll)\b", re.I)
+_LISTENER = re.compile(
+    r"\b(you|your|yours|you're|you've|you'd|you'll|tu|toi|ton|ta|tes|vous|votre|vos)\b", re.I
+)
 _FILLER = re.compile(
     r"^\W*((ok(ay)?|yes|yep|yeah|sure|no|nope|thanks?|thx|ty|cool|nice|great|perfect|good|"
     r"awesome|wow|haha|lol|hmm|ah|oh|oops|right|fine|done|agreed|got it|makes sense|"
     r"sounds good|looks good|lgtm|noted|nah|all good|that'?s it|that'?s all|nothing else|"
-    r"that'?s it for today|all set)\W*)+$"
-    r"|^\W*(hey|hi|hello|hiya|morning|evening)\b\W*(\w+\W*)?$",  # "Hey Mel!"
+    r"that'?s it for today|all set|"
+    r"oui|ouais|non|nan|merci|d'accord|parfait|super|top|nickel|g[ée]nial|entendu|compris|"
+    r"not[ée]|c'est bon|[çc]a marche|bien vu)\W*)+$"
+    r"|^\W*(hey|hi|hello|hiya|morning|evening|salut|bonjour|bonsoir|coucou)\b\W*(\w+\W*)?$",
     re.I,
 )
 # "Caroline: I went …": a message that names its speaker keeps the name on what is kept
@@ -238,7 +267,13 @@ def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
             return "", ""
         # the agent's "it" points back to its own explanation; a person's question in a
         # chat is about the two of them, and its sentence before is their news, not a subject
-        return (questions[-1] if asker else _with_referent(said, questions[-1])), asker
+        if asker:
+            return questions[-1], asker
+        if len(questions) == 2:
+            # "Which Python version should I target? And which framework for the API?": the
+            # reply often answers both ("3.12. For the framework, …")
+            return " ".join(questions), asker
+        return _with_referent(said, questions[-1]), asker
     return "", ""
 
 

@@ -12,8 +12,11 @@ RULE = re.compile(
     r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
     r"make sure to|remember that|remember to|keep in mind|note that|fyi|"
     # Spanish: "siempre en español", "nunca en viernes", "a partir de ahora"
-    r"siempre|nunca|jam[aá]s|a partir de ahora|de ahora en adelante)\b"
-    r"|\b(new rule|the rule is|rule:|important:|regla:|importante:)"
+    r"siempre|nunca|jam[aá]s|a partir de ahora|de ahora en adelante|"
+    # French: "toujours en UTF-8", "jamais le vendredi", "désormais", "à partir de maintenant"
+    r"toujours|d[ée]sormais|dor[ée]navant|[àa] partir de maintenant|[àa] l'avenir|"
+    r"n'oublie pas|retiens que|note que|garde en t[êe]te)\b"
+    r"|\b(new rule|the rule is|rule:|important:|regla:|importante:|r[èe]gle ?:|nouvelle r[èe]gle)"
     r"|\brules? (for|about|on) [\w .#/-]{1,40}:"  # "rule for looker: explores only …"
     # "don't hand-edit anything in src/gen, ever", "no !! in nfc:validation, ever"
     r"|,\s*ever\b",
@@ -22,7 +25,11 @@ RULE = re.compile(
 DECISION = re.compile(
     r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
     r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
-    r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses))\b",
+    r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses)|"
+    # French: "on part sur Postgres", "on garde 8040", "j'ai choisi uv", "au lieu de conda"
+    r"on a d[ée]cid[ée]|j'ai d[ée]cid[ée]|d[ée]cid[ée] de|on part sur|on va avec|on prend|"
+    r"on garde|on utilise|on passe (?:à|a|sur|en)|on reste sur|on a choisi|j'ai choisi|"
+    r"on a opt[ée]|au lieu de|plut[ôo]t que)\b",
     re.I,
 )
 CORRECTION = re.compile(
@@ -31,12 +38,18 @@ CORRECTION = re.compile(
     # news that changes an earlier fact: "Update: the on-sale moved to …", "change of plans
     # for 2.0: freeze moves to july 1", "heads up, we bumped to node 24"
     r"update:|change of plans?|heads[- ]up|"
-    r"cambio (importante|de planes?)|actualizaci[oó]n:|correcci[oó]n:|en realidad)(?=\W|$)",
+    r"cambio (importante|de planes?)|actualizaci[oó]n:|correcci[oó]n:|en realidad|"
+    # French: "en fait, c'est 8040", "non, c'est …", "petite correction : …"
+    r"en fait|non,|finalement,|petite correction|mise [àa] jour ?:|changement de plans?|"
+    r"attention,|erratum)(?=\W|$)",
     re.I,
 )
 ACK = re.compile(
     r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
-    r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right)\b",
+    r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right|"
+    # French: "oui", "d'accord", "parfait", "vas-y", "ça marche", "c'est bon", "nickel"
+    r"oui|ouais|d'accord|dac|parfait|super|merci|vas[- ]y|[çc]a marche|c'est bon|nickel|"
+    r"exact|exactement|entendu|[çc]a me va|top|g[ée]nial)(?=\W|$)",
     re.I,
 )
 # a request for work now ("fix …", "can you …"): not memory, and not a question memory answers
@@ -55,6 +68,14 @@ REQUEST = re.compile(
     r"(?!(?:\s+(?!(?:the|a|an|it|this|that|these|those|all|my|our|your|me|us|them|him|her|"
     r"some|any|every|each|more|up|out|again|now|sure|and|or|to|for|with|in|on|at)\b)"
     r"[\w.-]+){1,2}\s+(is|are|was|were|uses?|runs?|lives?|goes|needs?|takes?|starts?|stays?|"
-    r"gets?|points?|must|should|will|can|has|have|had|went|moved|changed)\b)",
+    r"gets?|points?|must|should|will|can|has|have|had|went|moved|changed)\b)"
+    # French: "peux-tu …", "tu peux …", "corrige …", "ajoute …", "lance les tests"
+    r"|^\s*(s'il te pla[îi]t\s+|stp\s+)?(peux|pourrais|pourriez|pouvez)[- ](tu|vous)\b"
+    r"|^\s*(est-ce que )?(tu peux|tu pourrais|vous pouvez)\b"
+    r"|^\s*(corrige|ajoute|lance|relance|fais|refais|montre|[ée]cris|mets|supprime|enl[èe]ve|"
+    r"cr[ée]e|v[ée]rifie|regarde|explique|essaie|essaye|donne|trouve|renomme|d[ée]place|"
+    r"teste|installe|ouvre|lis|aide|continue|pousse|relis|r[ée]sume|annule|formate|"
+    r"d[ée]ploie|fusionne|red[ée]marre|nettoie|g[ée]n[èe]re|impl[ée]mente|commite|migre)\b"
+    r"(?!\s+(est|sont|a|ont|va|doit|peut)\b)",
     re.I,
 )
