@@ -168,6 +168,10 @@ SETS = {
     # Valencia QA contractor's Spanish notes), a Nairobi mobile-money reconciliation service
     # (two Wanjirus, a Mexican contractor's Spanish notes)
     "blind27": ["cafetal", "kelpie", "mpesaflow"],
+    # written blind in the twenty-fifth session with French as the second language (the
+    # kind "french" in place of "spanish"): a Lyon start-up's bike-courier dispatch app (two
+    # Juliens), a Québec City open-data team's publishing pipeline (two Marie-Èves)
+    "blind28": ["velocourse", "donneesqc"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
@@ -177,6 +181,7 @@ ANSWERABLE_KINDS = (
     "present",
     "history",
     "spanish",
+    "french",  # blind28 and later: the corpus's second language is French
     "long_document",
 )
 KIND_ORDER = ANSWERABLE_KINDS + ("ambiguous", "unanswerable")
