@@ -406,7 +406,11 @@ def main() -> int:
         + (
             f"| {statistics.median(latency):.0f} / {percentile(latency, 0.95):.0f} ms | – |"
             if latency
-            else "| not sampled with --semantic (hook_sessions.py --through-hook times it) | – |"
+            else (
+                "| not sampled with --semantic (hook_sessions.py --through-hook times it) | – |"
+                if args.semantic
+                else "| not sampled (--latency-sample 0) | – |"
+            )
         ),
         f"| of which: interpreter start with `-S` as the hook runs (with site: {site_ms:.0f}) "
         f"/ start plus importing the facade (`ihmt.api`), median | {start_ms:.0f} / "
