@@ -285,7 +285,17 @@ def test_french_note_terms_meet_english_question_terms():
 
 @pytest.mark.parametrize(
     "word",
-    ["tester", "exporter", "font", "cache", "comment", "adapter", "client", "lecture", "transformer"],
+    [
+        "tester",
+        "exporter",
+        "font",
+        "cache",
+        "comment",
+        "adapter",
+        "client",
+        "lecture",
+        "transformer",
+    ],
 )
 def test_english_words_spelled_like_french_ones_keep_their_meaning(word):
     """A French form that English text uses ("the tester", "font", "cache") stays English."""
