@@ -309,21 +309,31 @@ def test_a_spanish_word_is_never_read_as_french():
     assert "from" not in terms("¿A partir de qué hora?")
 
 
-def test_an_english_question_finds_the_french_note_first(tmp_path):
-    memory = IHMT.initialize(tmp_path / "m")
-    memory.save("On garde les ventes deux ans, ensuite la purge les supprime.")
-    memory.save("We keep the nginx access logs for 30 days on the analytics box.")
-    memory.save("Sales reports go out every Monday to the store managers.")
-    result = memory.search("how long do we keep the sales rows?")
-    assert result.hits, result
-    assert "ventes" in result.hits[0].content
-
-
-def test_a_french_question_finds_the_english_note_first(tmp_path):
-    memory = IHMT.initialize(tmp_path / "m")
-    memory.save("Nightly backups of the orders database go to OVH Object Storage.")
-    memory.save("The orders API listens on port 8040 behind Caddy.")
-    memory.save("Store managers get the production plan PDF by email at 5 am.")
-    result = memory.search("les sauvegardes de la base de données vont où?")
-    assert result.hits, result
-    assert "OVH" in result.hits[0].content
+@pytest.mark.parametrize(
+    ("notes", "question", "expected"),
+    [
+        (
+            [
+                "On garde les ventes deux ans, ensuite la purge les supprime.",
+                "We keep the nginx access logs for 30 days on the analytics box.",
+                "Sales reports go out every Monday to the store managers.",
+            ],
+            "how long do we keep the sales rows?",
+            "ventes",
+        ),
+        (
+            [
+                "Nightly backups of the orders database go to OVH Object Storage.",
+                "The orders API listens on port 8040 behind Caddy.",
+                "Store managers get the production plan PDF by email at 5 am.",
+            ],
+            "les sauvegardes de la base de données vont où?",
+            "OVH",
+        ),
+    ],
+)
+def test_a_question_finds_the_note_written_in_the_other_language(
+    tmp_path, notes, question, expected
+):
+    """An English question and a French note, a French question and an English note."""
+    assert expected in first_hit(tmp_path, notes, question)
