@@ -70,7 +70,7 @@ def test_a_hand_listed_noun_beats_a_verb_form_and_a_tie_is_left_out(builder):
         ("copiar", "copy", "verb"),
         ("copar", "corner", "verb"),
     ]
-    table = builder.spanish_table(entries, collisions=set())
+    table = builder.form_table(entries, collisions=set())
     assert table["cuenta"] == "account" and table["contamos"] == "count"
     assert table["llamo"] == "flame"  # the noun itself outranks the verb's generated form
     assert "copie" not in table or table["copie"] == "copy"
@@ -78,7 +78,7 @@ def test_a_hand_listed_noun_beats_a_verb_form_and_a_tie_is_left_out(builder):
 
 
 def test_forms_that_read_as_english_are_left_out(builder):
-    table = builder.spanish_table([("salir", "leave", "verb")], collisions={"sale", "sales"})
+    table = builder.form_table([("salir", "leave", "verb")], collisions={"sale", "sales"})
     assert "sale" not in table and table["salimos"] == "leave"
 
 

@@ -175,12 +175,12 @@ def read_synonym_groups(path: Path = SOURCES / "en_synonyms.txt") -> list[list[s
 
 
 # -- the tables -----------------------------------------------------------------------------
-def spanish_table(
+def form_table(
     entries: list[tuple[str, str, str]], collisions: set[str], generators=None
 ) -> dict[str, str]:
-    """Folded Spanish (or, with French ``generators``, French) form -> English word. A form
-    two lemmas of the same weight claim for different words is ambiguous and left out; so is
-    one that reads as common English."""
+    """Folded form -> English word, for Spanish lemmas (or French ones, with the French
+    ``generators``). A form two lemmas of the same weight claim for different words is
+    ambiguous and left out; so is one that reads as common English."""
     generators = GENERATORS if generators is None else generators
     best: dict[str, tuple[float, str]] = {}
     ambiguous: set[str] = set()
@@ -297,12 +297,12 @@ def _collisions(path: Path) -> set[str]:
 
 def build(folder: Path = SOURCES) -> str:
     collisions = _collisions(folder / COLLISIONS.name)
-    spanish = spanish_table(read_entries(folder), collisions)
+    spanish = form_table(read_entries(folder), collisions)
     # French after Spanish: the vocabulary reads a form as Spanish first, so a French form
     # the Spanish table already holds is left out
     french = {
         form: english
-        for form, english in spanish_table(
+        for form, english in form_table(
             read_entries(folder, "fr"),
             _collisions(folder / COLLISIONS_FR.name) - _collisions(folder / FRENCH_KEPT.name),
             french_forms.GENERATORS,

@@ -50,7 +50,7 @@ _SETS_VALUE = re.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
     r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
-    r"|mets|mettez|passe|change|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde)\b"
+    r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde)\b"
     r"(?=\s+\S*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
     r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|,\s*(?:not|pas)\s+\w))",
     re.I,
@@ -58,7 +58,7 @@ _SETS_VALUE = re.compile(
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
 _VALUE_NOT_VALUE = re.compile(
-    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non|ok)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d"
+    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d"
     r"[^,;.!?]{0,25},?\s+(?:not|pas)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
     re.I,
 )
