@@ -172,6 +172,10 @@ SETS = {
     # kind "french" in place of "spanish"): a Lyon start-up's bike-courier dispatch app (two
     # Juliens), a Québec City open-data team's publishing pipeline (two Marie-Èves)
     "blind28": ["velocourse", "donneesqc"],
+    # written blind in the twenty-sixth session: a Porto/Madrid team wiring hospital lab
+    # analysers to a lab information system (two Inês), a Buenos Aires solo developer's
+    # mobile-game backend (two Martíns), an Edinburgh university GPU cluster (two Fionas)
+    "blind29": ["labfeed", "tangoplay", "gpuhall"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
