@@ -727,6 +727,23 @@ def test_other_matches_show_the_stretch_that_matched(memory):
     assert "port 8000" in text.split("OTHER MATCHES:")[1]
 
 
+def test_a_snippet_of_a_long_memory_looks_past_the_words_of_its_title():
+    """The runbook's title holds "checkout cache" of the question; the line that answers it
+    holds "eviction policy" further down, and that is the stretch shown."""
+    from ihmt.search.passage import best_snippet
+
+    content = "# Runbook: checkout cache (Memorystore for Redis)\n" + "\n".join(
+        [
+            "Owner: Tomás. The checkout cache stores carts and idempotency keys for checkout.",
+            "It replaced the old self-managed VM in December; the cache runs in two zones.",
+        ]
+        + [f"- step {i}: check the dashboards and the alert channel first." for i in range(8)]
+        + ["- maxmemory-policy: volatile-lru. Only keys with a TTL are evicted by the policy."]
+    )
+    snippet = best_snippet(content, "what eviction policy is set on the checkout cache?", 140)
+    assert "volatile-lru" in snippet
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600),

@@ -104,12 +104,19 @@ SNIPPET_CHARS = 140  # one line per other match in a compact answer
 def best_snippet(content: str, question: str, limit: int = SNIPPET_CHARS) -> str:
     """One line of at most ``limit`` characters of ``content``: all of it when it fits, else
     the stretch holding most of the question's words (and the shape of answer asked for),
-    so the line under OTHER MATCHES shows why the memory matched, not only how it begins."""
+    so the line under OTHER MATCHES shows why the memory matched, not only how it begins.
+    As for a passage, the words of a long memory's first line (its title) do not say where
+    the answer is: "checkout cache" of "# Runbook: checkout cache" is not what "what eviction
+    policy is set on the checkout cache?" asks."""
     flat = " ".join(content.split())
     if len(flat) <= limit:
         return flat
     words = flat.split(" ")
     wanted = set(terms(question))
+    title, _, rest = content.strip().partition("\n")
+    untitled = wanted - set(terms(title))
+    if rest.strip() and untitled:
+        wanted = untitled
     shapes = shapes_asked(question)
     found = [set(terms(word)) & wanted for word in words]
     if shapes:
