@@ -442,6 +442,29 @@ def test_once_one_memory_answers_others_about_the_name_holding_some_words_come_a
     assert "adoption paperwork" not in ctx  # about Caroline but holds none of the words
 
 
+def test_a_named_prompt_also_gets_the_best_memory_by_its_other_words(ws):
+    """ "Heroku" is a product, not the person who signs off: the memory about it qualifies, and
+    the memory naming who holds the answer comes along because it holds the prompt's words."""
+    from ihmt.loop.recall import prompt_recall
+
+    memory = IHMT.open(ws)
+    try:
+        for text in (
+            "The staging app runs on Heroku: one web dyno and one worker dyno.",
+            "Paid Heroku add-ons need a sign-off before anyone adds one.",
+            "Gordon Pike gives the sign-off on anything we pay for.",
+            "The team prefers small pull requests, under 400 lines.",
+            "Deploys to production happen on Tuesdays and Thursdays.",
+            "The nightly backup of the orders database runs at 02:00 UTC.",
+        ):
+            memory.save(text)
+        block = prompt_recall(memory, "who signs off if I want to add a paid Heroku add-on?")
+    finally:
+        memory.close()
+    assert "Paid Heroku add-ons" in block and "Gordon Pike" in block
+    assert "pull requests" not in block
+
+
 def test_a_named_prompt_brings_up_to_ten_memories_about_the_name(people):
     """The answer is often not the best match among memories about one name: the block
     holds the first ten of them that hold some of the prompt's words, within its budget."""
@@ -968,7 +991,7 @@ def test_a_named_prompt_asking_again_the_agents_question_gets_the_reply():
     assert recall.prompt_recall(memory, prompt) == ""
 
 
-def test_once_the_best_memory_qualifies_the_next_two_come_along_however_weak():
+def test_once_the_best_memory_qualifies_the_next_three_come_along_however_weak():
     from ihmt.loop.recall import prompt_recall
 
     prompt = "which branch do we deploy to staging from?"
@@ -976,10 +999,12 @@ def test_once_the_best_memory_qualifies_the_next_two_come_along_however_weak():
     staging = _hit("m2", 'develop (in reply to: "Which branch for stg?")', 1.0, 0.1, ["branch"])
     far = _hit("m3", "The staging database is refreshed nightly.", 0.5, 0.1, ["stage"])
     fourth = _hit("m4", "Branch names start with the ticket number.", 0.4, 0.1, ["branch"])
-    memory = _ScriptedMemory({prompt: _result(prompt, [prod, staging, far, fourth], 0.6)})
+    fifth = _hit("m5", "Feature branches are deleted after merge.", 0.3, 0.1, ["branch"])
+    memory = _ScriptedMemory({prompt: _result(prompt, [prod, staging, far, fourth, fifth], 0.6)})
     block = prompt_recall(memory, prompt)
     assert "release branch" in block and "develop" in block and "refreshed nightly" in block
-    assert "ticket number" not in block  # three at most
+    assert "ticket number" in block
+    assert "deleted after merge" not in block  # four at most
 
 
 def test_news_that_changes_a_fact_is_kept_as_a_correction_not_read_as_a_request():
