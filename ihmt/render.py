@@ -129,8 +129,9 @@ def best_body(best: Hit, question: str) -> str:
         body = body[:BEST_BODY_CHARS].rstrip()
     elif passage.whole:
         return body
+    also = f" and {passage.also_line}" if passage.also_line else ""
     return body + (
-        f"\n… (lines {passage.first_line}–{passage.last_line} of {passage.total_lines}, "
+        f"\n… (lines {passage.first_line}–{passage.last_line}{also} of {passage.total_lines}, "
         f"{len(best.content):,} chars; the full text is memory {best.leaf_id})"
     )
 

@@ -248,6 +248,37 @@ def test_the_words_of_the_title_do_not_pick_the_stretch_shown():
     assert "--checksum --transfers 32" in passage.text
 
 
+def test_a_line_elsewhere_holding_the_words_the_stretch_lacks_is_shown_after_it():
+    """The setup section gathers "pau", "port" and "postgres"; only one line far below says
+    "tunnel", and it holds the answer: it is shown after the stretch, which says its number."""
+    setup = "\n".join(
+        [
+            "## Setup",
+            "Pau logs in on port 2222 with his own key; port 22 is closed.",
+            "PostgreSQL 16 listens on port 5432 and only on localhost.",
+            "Pau owns the database role tinaja_app; the port stays closed in ufw.",
+        ]
+        + [f"Step {n}: copy file {n} and compare its checksum with Pau." for n in range(40)]
+    )
+    doc = (
+        "# Runbook: moving production to vps-02\n"
+        + setup
+        + "\n## Day to day\n"
+        + "\n".join(f"- check backup {n} in the morning." for n in range(30))
+        + "\n- tunnel: ssh -N -L 5433:127.0.0.1:5432 deploy@vps-02\n"
+    )
+    passage = best_passage(doc, "What local port does Pau use for the Postgres tunnel?")
+    assert "5433:127.0.0.1" in passage.text
+    assert "Pau logs in on port 2222" in passage.text  # the stretch is the setup section
+    assert (
+        passage.also_line
+        == doc.strip("\n")
+        .split("\n")
+        .index("- tunnel: ssh -N -L 5433:127.0.0.1:5432 deploy@vps-02")
+        + 1
+    )
+
+
 def test_the_compact_answer_shows_the_passage_and_where_the_rest_is(memory):
     save_all(memory, FILLER)
     memory.ingest_text(RUNBOOK, source="runbooks/oncall.md", timestamp="2026-03-09T10:00:00")
