@@ -2,8 +2,8 @@
 different dates.
 
 The engine asks ``order_by_time`` which of its top candidates restate each other; the group's
-newest memory answers a question about now, an earlier one a question about before, and the
-others stay listed as history instead of being AMBIGUOUS rivals. Pieces of one document, two
+newest memory that tells of a change (or the leader, when none later does) answers a question
+about now, an earlier one a question about before, and the others stay listed as history instead of being AMBIGUOUS rivals. Pieces of one document, two
 projects' values and two people of one first name are never grouped.
 """
 
@@ -50,8 +50,8 @@ def order_by_time(
     subject: frozenset[str] = frozenset(),
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
-    one fact over time: the latest answers a question about now, an earlier one a question
-    about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
+    one fact over time: the latest telling of a change (or the leader) answers a question
+    about now, an earlier one a question about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
     between an old and a new value); pieces of one document are not restatements.
     ``answers_shape`` (when the question asks for a shape of answer, search/answer_type.py):
     a memory without that shape ("the WhatsApp group", no number) is no value of the fact.
@@ -206,6 +206,17 @@ def order_by_time(
                 if c is lead
                 or asked_thing & set(c.ref.get("tf") or ())
                 or (asked_thing <= shape_words and gives_new_value(c))
+            ] or current
+        if content_of is not None:
+            # a later memory answers now in place of the leader when it tells of a change
+            # ("now", "upgraded to") or is the correction replaces named; one that only holds
+            # the question's words too (a test VM "with PostgreSQL 16" after "Production
+            # PostgreSQL upgraded from 14 to 16.4") is no news of the fact
+            corrections = set(links.values())
+            current = [
+                c
+                for c in current
+                if c is lead or c.ref["id"] in corrections or tells_change(content_of(c))
             ] or current
         chosen = current[-1]
     for cand in group:
