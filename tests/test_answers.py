@@ -740,6 +740,13 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "Starting with 5.14, code freeze is Thursday at noon.",
         "A partir del lunes el daily pasa a las 9:15.",
         "From June Pablo Ruiz joins Sergio on clause extraction.",
+        "Irene Campos is the new technical lead on our contract.",
+        "From then on Joaquín Beltrán is the rankd owner.",
+        "Rosa from reception is the contact for the booking site meanwhile.",
+        "tinta 0.15 replaces Tera with MiniJinja 2.",
+        "portal.osarea.eus certificate renewed (Sectigo OV again).",
+        "Desde el 1 de junio la directora del CCC es la Dra. Arancibia.",
+        "El piloto de Porto se amplía a 6 robots.",
     ],
 )
 def test_words_telling_of_a_change(text):
@@ -747,6 +754,7 @@ def test_words_telling_of_a_change(text):
 
     assert tells_change(text)
     assert not tells_change("Default retention: contracts are deleted 90 days after closure.")
+    assert not tells_change("Gonzalo Ferrer is the CCC director and signs off policy changes.")
 
 
 def test_a_named_persons_move_answers_where_they_live_now(memory):

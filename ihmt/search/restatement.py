@@ -328,6 +328,8 @@ _CHANGE_RE = re.compile(
     # hand-overs and retirements, and the Spanish past tenses of the verbs above
     r"took over|takes over|handed over|hands over|stepped (?:back|down)|last day|retired|"
     r"decommissioned|deprecated|dropped|rescheduled|delayed|revised|cambiamos|cambiaron|"
+    r"the new|(?:is|are) (?:the )?new|from then on|meanwhile|on leave|has left|left the|"
+    r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
     # a rule that starts applying at some point: "Starting with 5.14, code freeze is ...",
