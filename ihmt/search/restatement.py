@@ -3,8 +3,9 @@ different dates.
 
 The engine asks ``order_by_time`` which of its top candidates restate each other; the group's
 newest memory that tells of a change (or the leader, when none later does) answers a question
-about now, an earlier one a question about before, and the others stay listed as history instead of being AMBIGUOUS rivals. Pieces of one document, two
-projects' values and two people of one first name are never grouped.
+about now, an earlier one a question about before, and the others stay listed as history
+instead of being AMBIGUOUS rivals. Pieces of one document, two projects' values and two people
+of one first name are never grouped.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ def order_by_time(
 ) -> list:
     """Memories that say the same thing about the question's words at different dates are
     one fact over time: the latest telling of a change (or the leader) answers a question
-    about now, an earlier one a question about before. The others stay in the list as history and are not rivals (never AMBIGUOUS
-    between an old and a new value); pieces of one document are not restatements.
+    about now, an earlier one a question about before. The others stay in the list as
+    history and are not rivals (never AMBIGUOUS between an old and a new value); pieces of one
+    document are not restatements.
     ``answers_shape`` (when the question asks for a shape of answer, search/answer_type.py):
     a memory without that shape ("the WhatsApp group", no number) is no value of the fact.
     ``asked_thing`` (the terms of what a what/which question asks for, "runner"): a later
@@ -328,7 +330,7 @@ _CHANGE_RE = re.compile(
     # hand-overs and retirements, and the Spanish past tenses of the verbs above
     r"took over|takes over|handed over|hands over|stepped (?:back|down)|last day|retired|"
     r"decommissioned|deprecated|dropped|rescheduled|delayed|revised|cambiamos|cambiaron|"
-    r"the new|(?:is|are) (?:the )?new|from then on|meanwhile|on leave|has left|left the|"
+    r"the new|(?:is|are) new|from then on|meanwhile|on leave|has left|left the|"
     r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
