@@ -176,6 +176,11 @@ SETS = {
     # analysers to a lab information system (two Inês), a Buenos Aires solo developer's
     # mobile-game backend (two Martíns), an Edinburgh university GPU cluster (two Fionas)
     "blind29": ["labfeed", "tangoplay", "gpuhall"],
+    # written blind in the twenty-seventh session: a Mexico City fintech's payments
+    # reconciliation service (two Alejandras), a Spanish-Dutch wind-farm operator's SCADA
+    # telemetry pipeline (two Pablos), a Valencia freelancer moving four bookshops from
+    # WooCommerce to a headless shop (two Carmens)
+    "blind30": ["cuadrante", "aerogen", "librovalencia"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
