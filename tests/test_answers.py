@@ -747,6 +747,11 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "portal.osarea.eus certificate renewed (Sectigo OV again).",
         "Desde el 1 de junio la directora del CCC es la Dra. Arancibia.",
         "El piloto de Porto se amplía a 6 robots.",
+        "From release 7.2 onwards builds are signed on the CI runner.",
+        "Marta is first on call from 3 March; Joel is backup.",
+        "Irene has taken over the billing repo.",
+        "The app store launch was pushed to 12 May.",
+        "The nightly suite is back up to about 40 minutes.",
     ],
 )
 def test_words_telling_of_a_change(text):

@@ -332,6 +332,9 @@ _CHANGE_RE = re.compile(
     r"decommissioned|deprecated|dropped|rescheduled|delayed|revised|cambiamos|cambiaron|"
     r"the new|(?:is|are) new|from then on|meanwhile|on leave|has left|left the|"
     r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
+    r"onwards|taken over|pushed to|(?:is|are|was|were) back (?:up |down )?to|"
+    r"from (?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:january|february|march|april|may|june|july"
+    r"|august|september|october|november|december)|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
     # a rule that starts applying at some point: "Starting with 5.14, code freeze is ...",
