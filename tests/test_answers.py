@@ -13,7 +13,9 @@ import pytest
 from ihmt import IHMT
 from ihmt.render import compact_answer
 from ihmt.search.intent import asks_history, months_asked
+from ihmt.search.navigator import Candidate
 from ihmt.search.passage import best_passage
+from ihmt.search.restatement import prefer_news
 from ihmt.text.tokenize import terms
 from ihmt.text.vocabulary import normalize
 
@@ -760,6 +762,52 @@ def test_words_telling_of_a_change(text):
     assert tells_change(text)
     assert not tells_change("Default retention: contracts are deleted 90 days after closure.")
     assert not tells_change("Gonzalo Ferrer is the CCC director and signs off policy changes.")
+
+
+def _ranked_now(*memories: tuple[str, str, float, str]):
+    """Candidates in the order given, each (id, date, score over the leader's, text)."""
+    texts = {leaf_id: text for leaf_id, _, _, text in memories}
+    ranked = []
+    for leaf_id, date, share, _ in memories:
+        cand = Candidate({"id": leaf_id, "date": date, "source": "memory"}, [], share)
+        cand.adjusted = share
+        ranked.append(cand)
+    return ranked, lambda cand: texts[cand.ref["id"]]
+
+
+OLD_KIOSKS = ("old", "2026-01-10", 1.0, "Agnes Lund looks after the Harbour kiosks.")
+QUIET_KIOSKS = ("quiet", "2026-02-14", 0.6, "The Harbour kiosks were cleaned in February.")
+NEWS_KIOSKS = ("news", "2026-05-02", 0.5, "Agnes left; Tom Reyes keeps the Harbour kiosks now.")
+
+
+def test_a_question_about_now_gets_the_later_news_over_the_full_old_statement():
+    """The old memory leads on the question's words; a later one just below it that tells of
+    a change answers a question about now. One that only mentions the thing does not."""
+    ranked, read = _ranked_now(OLD_KIOSKS, QUIET_KIOSKS, NEWS_KIOSKS)
+    assert [c.ref["id"] for c in prefer_news(ranked, {}, read)] == ["news", "old", "quiet"]
+    ranked, read = _ranked_now(OLD_KIOSKS, QUIET_KIOSKS)
+    assert [c.ref["id"] for c in prefer_news(ranked, {}, read)] == ["old", "quiet"]
+
+
+@pytest.mark.parametrize(
+    "news",
+    [
+        ("news", "2026-05-02", 0.2, NEWS_KIOSKS[3]),  # far below the leader
+        ("news", "2025-11-02", 0.5, NEWS_KIOSKS[3]),  # older than the leader
+        ("news", "2026-05-02", 0.5, "Tom Reyes keeps the Harbour kiosks."),  # tells no change
+    ],
+)
+def test_news_that_is_weak_older_or_no_news_leaves_the_leader(news):
+    ranked, read = _ranked_now(OLD_KIOSKS, news)
+    assert prefer_news(ranked, {}, read)[0].ref["id"] == "old"
+
+
+def test_a_replaces_link_counts_as_news_and_a_corrected_memory_never_answers_now():
+    plain = ("fix", "2026-05-02", 0.5, "Tom Reyes keeps the Harbour kiosks.")
+    ranked, read = _ranked_now(OLD_KIOSKS, plain)
+    assert prefer_news(ranked, {"old": "fix"}, read)[0].ref["id"] == "fix"
+    ranked, read = _ranked_now(OLD_KIOSKS, NEWS_KIOSKS)
+    assert prefer_news(ranked, {"news": "later"}, read)[0].ref["id"] == "old"
 
 
 def test_a_named_persons_move_answers_where_they_live_now(memory):

@@ -62,6 +62,7 @@ from .restatement import (
     find_earlier,
     order_by_time,
     prefer_earlier,
+    prefer_news,
     tells_change,
 )
 from .supersession import asked_statement, changes_statement
@@ -294,6 +295,8 @@ class SearchEngine:
             )
         if dense is not None and not history and not query.clue_terms:
             ranked = _lead_by_meaning(ranked, dense, links, now)
+        if now and not history and as_question:
+            ranked = prefer_news(ranked, links, self._content_of)
         if as_question and not query.clue_terms:
             ranked = learned_order.reorder(
                 ranked,

@@ -229,6 +229,42 @@ def order_by_time(
     return [chosen] + [c for c in ranked if c is not chosen]
 
 
+NEWS_WINDOW = 3  # the leader and the next two: where a later telling of a change is looked for
+NEWS_SCORE = 0.35  # ... scoring at least this share of the leader
+
+
+def prefer_news(
+    ranked: list, links: dict[str, str], content_of: Callable[[Candidate], str]
+) -> list:
+    """For a question about now ("these days", "ahora"): when the leader neither tells of a
+    change nor is the correction a ``replaces`` link names, a later memory just below it that
+    is one of those answers instead. The old statement often leads on the question's words
+    because it states the fact in full ("Agustina Ríos ... looks after the two catalogue
+    kiosks"), while the news says it in its own ("ahora los kioscos los atiende Pablo Sosa");
+    the question's "now" says which of the two it wants. A memory a link marks as corrected
+    never answers now."""
+    if len(ranked) < 2 or getattr(ranked[0], "pinned", False):
+        return ranked
+    corrections = set(links.values())
+
+    def news(cand) -> bool:
+        return cand.ref["id"] in corrections or tells_change(content_of(cand))
+
+    lead = ranked[0]
+    if news(lead):
+        return ranked
+    floor = NEWS_SCORE * max(lead.adjusted, 1e-9)
+    for cand in ranked[1:NEWS_WINDOW]:
+        if (
+            news(cand)
+            and cand.ref["id"] not in links
+            and cand.adjusted >= floor
+            and (cand.ref.get("date") or "") > (lead.ref.get("date") or "")
+        ):
+            return [cand] + [c for c in ranked if c is not cand]
+    return ranked
+
+
 _NAME_AFTER = r"(?<!\w){word}\s+([A-ZÁÉÍÓÚÑÜ][\w'’.-]*)"
 
 
