@@ -208,9 +208,18 @@ def test_history_cues_in_english_and_spanish():
         "where was Marta living back in April?",
         "what was the host at first?",
         "¿qué versión usábamos antes del cambio?",
+        "what was the worker concurrency back on Heroku?",
+        "which Rails version did we start the project on?",
+        "which Go version was the API on last October?",
     ):
         assert asks_history(question), question
-    for question in ("which editor does she use?", "where is redis running now?"):
+    for question in (
+        "which editor does she use?",
+        "where is redis running now?",
+        "is the staging worker back on?",
+        "how do I start the project on my laptop?",
+        "what is the first step of a release?",
+    ):
         assert not asks_history(question), question
     assert months_asked("how long did the job take back in March?") == {3}
     assert months_asked("the May migration") == set()

@@ -62,12 +62,24 @@ _HISTORY_RE = re.compile(
     # "when was the TÜV audit first booked?", "what storage were we first planning": with a
     # verb in the past (see _FIRST_PAST_RE)
     r"|(?<![a-z])first\s+[a-z]+(?:ed|ing)(?![a-z])"
+    # "what was the Sidekiq concurrency back on Heroku?", "which Django version did we start
+    # the project on?": only in a question in the past
+    r"|(?<![a-z])back\s+on(?![a-z])"
+    r"|(?<![a-z])start\s+the\s+(?:project|repo|app|site)\s+(?:on|with)(?![a-z])"
+    # "last October"
+    r"|(?<![a-z])last\s+(?:january|february|march|april|may|june|july|august|september"
+    r"|october|november|december)(?![a-z])"
 )
 # cues that ask about before only in a question already in the past
-_AFTER_DID = re.compile(r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+")
+_AFTER_DID = re.compile(
+    r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+"
+    r"|start\s+the\s+(?:project|repo|app|site)\s+(?:on|with)"
+)
 _DID_RE = re.compile(r"(?<![a-z])did(?![a-z])")
 # ... and cues that do only with a verb in the past somewhere in it
-_IN_PAST = re.compile(r"first\s+[a-z]+(?:ed|ing)|(?:started|launched|began)\s+(?:on|with)")
+_IN_PAST = re.compile(
+    r"first\s+[a-z]+(?:ed|ing)|(?:started|launched|began)\s+(?:on|with)|back\s+on"
+)
 _FIRST_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
