@@ -201,7 +201,8 @@ def test_a_resident_process_still_loading_is_waited_for_not_loaded_twice(state, 
         time.sleep(0.6)
         started.append(_fake_server(str(tmp_path / "r.sock"), [ONE_HIT], []))
 
-    threading.Thread(target=listen_later, daemon=True).start()
+    launcher = threading.Thread(target=listen_later, daemon=True)
+    launcher.start()
     try:
         local = _LocalIndex(loaded=False)
         dense = resident.SharedModel(local, state, _Settings())
@@ -210,6 +211,8 @@ def test_a_resident_process_still_loading_is_waited_for_not_loaded_twice(state, 
         lock.close()
     assert hits is not None and hits.top == ["L1"] and dense.reached
     assert local.searched == [] and not local.loaded
+    # the search may be answered before the launcher thread records the server it started
+    launcher.join(5)
     started[0].join(5)
 
 
