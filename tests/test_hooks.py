@@ -622,6 +622,22 @@ def test_a_short_reply_to_the_agents_question_is_kept_with_its_context():
     assert extract([_user("develop")]) == []  # no question: a bare word says nothing
 
 
+def test_a_reply_worded_as_a_command_answers_the_agents_question():
+    """ "delete it, unless --keep-failed-snapshots" is how a user answers "delete it, or leave
+    it for debugging?": the first sentence is the answer, though it reads as a request."""
+    from ihmt.loop.extract import extract
+
+    (kept,) = extract(
+        [
+            _agent("What should happen to the snapshot when it fails: delete it, or keep it?"),
+            _user("delete it, unless --keep-failed-snapshots is set"),
+        ]
+    )
+    assert kept.text.startswith("delete it, unless --keep-failed-snapshots is set (in reply to:")
+    # unasked, the same words are a request for now, not a fact to keep
+    assert extract([_user("delete it, unless --keep-failed-snapshots is set")]) == []
+
+
 def test_acronyms_and_identifiers_are_not_names():
     from ihmt.loop.recall import prompt_names
 

@@ -309,11 +309,19 @@ def _from_user(
     speaker, body = speaker_of(turn.text)
     answering = bool(question or option[1])
     kept, kinds = [], []
-    for sentence in sentences(body):
+    for at, sentence in enumerate(sentences(body)):
         kind = durable_sentence(sentence)
         if kind:
             kinds.append(kind)
-        if kind or answering and (says_something(sentence) or _tells_how(sentence)):
+        if (
+            kind
+            or answering
+            and (
+                says_something(sentence)
+                or _tells_how(sentence)
+                or (question and at == 0 and _answers_with_a_command(sentence))
+            )
+        ):
             kept.append(sentence)
     if option[1]:
         # "B." says nothing alone: the pick is kept with the option it names
@@ -379,3 +387,15 @@ def extract(turns: list[Turn]) -> list[Captured]:
         if text:
             out.append(Captured(f"Agreed with the user: {text}", turn.timestamp, "explanation"))
     return out
+
+
+def _answers_with_a_command(sentence: str) -> bool:
+    """ "delete it, unless --keep-failed-snapshots" to "delete it, or leave it for debugging?":
+    the first sentence of a reply to the agent's question, worded as a command, is the answer."""
+    text = sentence.strip()
+    return (
+        bool(_words(text))
+        and not text.endswith("?")
+        and not _FILLER.match(text)
+        and not _looks_like_code(text)
+    )
