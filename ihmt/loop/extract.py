@@ -220,14 +220,21 @@ def durable_sentence(sentence: str) -> str:
     return ""
 
 
-def says_something(sentence: str) -> bool:
+def says_something(sentence: str, as_answer: bool = False) -> bool:
     """A sentence that may stand beside a durable one in what is kept, or answer a question on
     its own ("develop", "uv, not conda", "60 per minute"): not a question, a request, code,
-    a remark about the listener, or a bare acknowledgement or interjection."""
+    a remark about the listener, or a bare acknowledgement or interjection. ``as_answer``: the
+    first sentence of a reply to the agent's question may be worded as a command ("delete it,
+    unless --keep-failed-snapshots" to "delete it, or leave it for debugging?"): it is the
+    answer, so requests and remarks to the listener count too."""
     text = sentence.strip()
     if not _words(text) or text.endswith("?") or _looks_like_code(text):
         return False
-    if REQUEST.search(text) or _FILLER.match(text):
+    if _FILLER.match(text):
+        return False
+    if as_answer:
+        return True
+    if REQUEST.search(text):
         return False
     return not (_LISTENER.search(text) and not _FIRST_PERSON.search(text))
 
@@ -317,9 +324,8 @@ def _from_user(
             kind
             or answering
             and (
-                says_something(sentence)
+                says_something(sentence, as_answer=bool(question) and at == 0)
                 or _tells_how(sentence)
-                or (question and at == 0 and _answers_with_a_command(sentence))
             )
         ):
             kept.append(sentence)
@@ -387,15 +393,3 @@ def extract(turns: list[Turn]) -> list[Captured]:
         if text:
             out.append(Captured(f"Agreed with the user: {text}", turn.timestamp, "explanation"))
     return out
-
-
-def _answers_with_a_command(sentence: str) -> bool:
-    """ "delete it, unless --keep-failed-snapshots" to "delete it, or leave it for debugging?":
-    the first sentence of a reply to the agent's question, worded as a command, is the answer."""
-    text = sentence.strip()
-    return (
-        bool(_words(text))
-        and not text.endswith("?")
-        and not _FILLER.match(text)
-        and not _looks_like_code(text)
-    )

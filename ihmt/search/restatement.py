@@ -369,16 +369,16 @@ _CHANGE_RE = re.compile(
     r"the new|(?:is|are) new|from then on|meanwhile|on leave|has left|left the|"
     r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
     r"onwards|taken over|pushed to|(?:is|are|was|were) back (?:up |down )?to|"
-    r"from (?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:january|february|march|april|may|june|july"
-    r"|august|september|october|november|december)|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
     # a rule that starts applying at some point: "Starting with 5.14, code freeze is ...",
     # "as of June", "a partir del lunes", "from next sprint"
     r"starting (?:with|from|on|in|next|this|today|tomorrow)|as of|going forward|"
     r"a partir de|en adelante|from (?:next|this) (?:week|month|sprint|release|year|quarter)|"
-    r"from (?:january|february|march|april|may|june|july|august|september|october|november"
-    r"|december|monday|tuesday|wednesday|thursday|friday)|desde (?:enero|febrero|marzo|abril"
+    # "from June", "from 24 June"
+    r"from (?:(?:the )?\d{1,2}(?:st|nd|rd|th)? (?:of )?)?(?:january|february|march|april|may"
+    r"|june|july|august|september|october|november|december)|"
+    r"from (?:monday|tuesday|wednesday|thursday|friday)|desde (?:enero|febrero|marzo|abril"
     r"|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|el lunes|el martes"
     r"|el miércoles|el jueves|el viernes))(?![\w-])",
     re.IGNORECASE,
