@@ -181,6 +181,11 @@ SETS = {
     # telemetry pipeline (two Pablos), a Valencia freelancer moving four bookshops from
     # WooCommerce to a headless shop (two Carmens)
     "blind30": ["cuadrante", "aerogen", "librovalencia"],
+    # written blind in the twenty-eighth session: a Chilean copper mine's haul-truck
+    # telematics platform (two Matías), a Barcelona biotech lab's sample tracking and LIMS
+    # integration (two Núrias), a Buenos Aires solo developer's restaurant-booking SaaS (two
+    # Florencias)
+    "blind31": ["faenatrack", "muestralab", "mesalibre"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
