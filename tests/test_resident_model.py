@@ -575,3 +575,23 @@ def test_an_mcp_server_starts_the_resident_model_and_its_first_search_waits_for_
         answered = _stop_for_good(state)
     assert "logs.internal" in answer
     assert answered is not None and answered >= 1, log[-2000:]
+
+
+@pytest.mark.skipif(bool(MISSING), reason="semantic extra not installed")
+def test_the_gui_starts_the_resident_model_and_its_first_search_waits_for_it(tmp_path):
+    """The GUI opens a semantic store the way the MCP server does: it starts the resident
+    process, and its first search, coming at once, is answered through that process."""
+    from ihmt.gui.api import GuiApp
+
+    workspace = tmp_path / "ws"
+    state = _semantic_store(workspace)
+    app = GuiApp(workspace, browse_root=tmp_path)
+    try:
+        status, payload = app.dispatch(
+            "POST", "/api/search", {}, {"query": "where do production logs go?"}
+        )
+    finally:
+        app.close()
+        answered = _stop_for_good(state)
+    assert status == 200 and "logs.internal" in json.dumps(payload)
+    assert answered is not None and answered >= 1

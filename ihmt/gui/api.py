@@ -150,7 +150,20 @@ class GuiApp:
                         " create it in Set up"
                     )
                 self._memory = IHMT.open(self.workspace)
+                self._share_the_model(self._memory)
             return self._memory
+
+    @staticmethod
+    def _share_the_model(memory: IHMT) -> None:
+        """With semantic search on, start the store's resident process (unless one runs), as
+        the MCP server does: the agents' prompt hooks then get the model while only the GUI is
+        open, and the GUI's first search waits for that process instead of loading a second
+        copy of the model (semantic/resident.py)."""
+        try:
+            if memory.start_resident_model():
+                log.info("started the resident semantic model")
+        except Exception as exc:  # the GUI works without it: its searches load their own
+            log.warning("could not start the resident semantic model: %s", exc)
 
     def _switch(self, workspace: Path) -> None:
         self.close()
