@@ -752,6 +752,20 @@ def test_statements_a_developer_types_are_kept_without_a_known_verb():
     assert durable_sentence("nice work on that one mate") == ""
 
 
+def test_a_role_a_three_word_rule_and_a_fact_after_an_aside_are_kept():
+    from ihmt.loop.extract import durable_sentence
+
+    # who does what, with no name of a host or a file in it
+    assert durable_sentence("Priya Raman in security owns the access reviews now.") == "statement"
+    # a rule in three words; "never mind that" is no rule
+    assert durable_sentence("No Firebase, ever.") == "rule"
+    assert durable_sentence("Never mind that.") == ""
+    # an aside to the agent before the fact does not make the fact a remark about the agent
+    aside = "While you're in there: the HL7 engine listens on port 6661, the lab can't reach it."
+    assert durable_sentence(aside) == "statement"
+    assert durable_sentence("While you're at it, you could rename the module.") == ""
+
+
 def test_a_reply_picking_one_of_the_agents_options_is_kept_with_that_option():
     from ihmt.loop.extract import extract
 

@@ -97,6 +97,8 @@ _STATEMENT = re.compile(
     r"\b(is|are|was|were|has|have|had|runs|uses|use|lives|works|went|got|been|will|would|can|"
     r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
     r"wants?|needs?|plans?|hopes?|started|finished|joined|visited|moved|bought|made|took|"
+    # a role ("Priya Raman in security owns the access reviews now")
+    r"owns|handles|leads|manages|maintains|approves|"
     r"\w+'(s|re|ve|ll|d)|"
     # typed fast, without the apostrophe ("their photos arent ready", "it doesnt build")
     r"isnt|arent|wasnt|werent|dont|doesnt|didnt|wont|cant|hasnt|havent|thats|theres|"
@@ -127,6 +129,13 @@ _SPECIFIC = re.compile(
     rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b"
     rf"|\b\d{{1,2}} de {_MES}\b|\b\d{{1,2}}(?:er)? {_MOIS}\b",
     re.I,
+)
+# a rule said in three words ("No Firebase, ever.", "Never deploy Fridays."): short, but a rule
+_SHORT_RULE = re.compile(r"^\W*(?!never mind\b)(\w+\W+){2}\w+\W*$", re.I)
+# an aside to the listener before what is said ("While you're in there: the HL7 engine listens
+# on 6661"): the sentence is judged by what follows it
+_ASIDE = re.compile(
+    r"^\W*(?:while|since|before|when|as) you(?:'re| are)?\b[^:.!?]{0,30}[:,]\s*(?=\w)", re.I
 )
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
@@ -197,7 +206,7 @@ def durable_sentence(sentence: str) -> str:
     if _looks_like_code(sentence):
         return ""
     short = _words(sentence) < MIN_WORDS
-    if not short and RULE.search(sentence):
+    if (not short or _SHORT_RULE.search(sentence)) and RULE.search(sentence):
         return "rule"
     if sentence.rstrip().endswith("?"):
         return ""
@@ -209,7 +218,8 @@ def durable_sentence(sentence: str) -> str:
         return ""
     if REQUEST.search(sentence):
         return ""
-    if _LISTENER.search(sentence) and not _FIRST_PERSON.search(sentence):
+    told = _ASIDE.sub("", sentence, count=1)
+    if _LISTENER.search(told) and not _FIRST_PERSON.search(told):
         return ""  # about the listener, not the speaker
     if DECISION.search(sentence):
         return "decision"
