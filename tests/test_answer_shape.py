@@ -183,6 +183,27 @@ def test_a_saved_phone_number_is_found(memory):
     assert result.best.leaf_id == ids[-1]
 
 
+def test_a_memory_naming_the_subject_with_a_host_is_no_stray_match(memory):
+    # "Grafana" is common in this memory and the answer shares no other word with the
+    # question; the host it gives next to Grafana is what "which host" asks for
+    ids = save_all(
+        memory,
+        [
+            ("2026-02-01", "Grafana dashboards are provisioned from the dashboards repo, by PR."),
+            ("2026-02-02", "Grafana 11 broke the worldmap panel; the fleet map uses Geomap now."),
+            ("2026-02-03", "Alert rules need a runbook_url annotation or the lint step fails."),
+            ("2026-02-04", "The ingest gateway is written in Go 1.23 and ships as a container."),
+            ("2026-02-05", "The bastion host only accepts SSH keys kept in the vault."),
+            ("2026-02-06", "Nightly backups are kept for 30 days in the backups bucket."),
+            ("2026-02-07", "The dispatch room works 12-hour shifts, two days on and two off."),
+            ("2026-06-05", "Grafana and Prometheus now run on mon-03.faena.internal."),
+        ],
+    )
+    result = memory.search("which host is Grafana on these days?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]
+
+
 def test_an_extension_asked_for_is_not_found_in_another_persons_memory(memory):
     # "Nerea's extension": the memories give Luis's and another Luis's, and one about Nerea
     # without any number; none answers

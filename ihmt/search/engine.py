@@ -540,7 +540,6 @@ class SearchEngine:
         """Among the leading candidates, one holding the shape of answer asked for (a port, a
         time of day, a version of the subject; ``states`` tells it from a text) goes ahead of
         one that only names the subject."""
-        strict = strict_shapes(shapes)
         window = cands[:SHAPE_WINDOW]
         # only a candidate about as much about the question as the best one may move up: a
         # memory holding a time but few of the words asked is no answer to "what time is X"
@@ -548,12 +547,12 @@ class SearchEngine:
         for cand in window:
             if cand.coverage >= fit and states(self._content_of(cand)):
                 cand.adjusted *= SHAPE_BOOST
-            # names the subject and holds a value no answer can lack: "Luis Ortega's mobile:
-            # +34 ..." answers "Luis Ortega's phone number" though it shares only the name
+            # names the subject and holds a value of the shape asked: "Luis Ortega's mobile:
+            # +34 ..." answers "Luis Ortega's phone number", and "Grafana and Prometheus now
+            # run on mon-03.faena.internal" "which host is Grafana on these days?", though each
+            # shares only the name with the question (a stray match otherwise)
             cand.names_asked_value = bool(
-                strict
-                and subject & cand.matched
-                and holds_shape(self._content_of(cand), strict, subject)
+                subject & cand.matched and holds_shape(self._content_of(cand), shapes, subject)
             )
         return sorted(cands, key=lambda c: (-c.adjusted, c.ref["id"]))
 
