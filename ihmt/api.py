@@ -484,6 +484,19 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
             self.engine.dense.expect_resident()  # this process's next search waits for it
         return started
 
+    def share_model(self) -> bool:
+        """``start_resident_model`` for a process that serves a store for long (the MCP server,
+        the GUI): a failure is logged, never raised, since its searches then load their own
+        model."""
+        try:
+            started = self.start_resident_model()
+        except Exception as exc:  # the process works without it
+            log.warning("could not start the resident semantic model: %s", exc)
+            return False
+        if started:
+            log.info("started the resident semantic model")
+        return started
+
     def capture(
         self,
         transcript_path: str,

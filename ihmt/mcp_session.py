@@ -45,18 +45,11 @@ class Session:
 
                 self._memory = IHMT.initialize(self.home)
                 log.info("memory store: %s", self._memory.path)
-                self._share_the_model()
+                # with semantic search, the store's resident model process (unless one runs):
+                # every agent's server then asks that one model instead of loading its own, and
+                # the first search waits for it rather than load a second copy
+                self._memory.share_model()
             return self._memory
-
-    def _share_the_model(self) -> None:
-        """With semantic search on, start the store's resident process (unless one runs):
-        every agent's server then asks that one model instead of loading its own, and the
-        first search waits for it rather than loading a second copy (semantic/resident.py)."""
-        try:
-            if self._memory.start_resident_model():
-                log.info("started the resident semantic model")
-        except Exception as exc:  # the server works without it: searches load their own
-            log.warning("could not start the resident semantic model: %s", exc)
 
     @property
     def scratch(self):

@@ -150,20 +150,11 @@ class GuiApp:
                         " create it in Set up"
                     )
                 self._memory = IHMT.open(self.workspace)
-                self._share_the_model(self._memory)
+                # with semantic search, the store's resident model process, as the MCP server
+                # starts it: the agents' prompt hooks get the model while only the GUI is open,
+                # and the GUI's first search waits for it rather than load a second copy
+                self._memory.share_model()
             return self._memory
-
-    @staticmethod
-    def _share_the_model(memory: IHMT) -> None:
-        """With semantic search on, start the store's resident process (unless one runs), as
-        the MCP server does: the agents' prompt hooks then get the model while only the GUI is
-        open, and the GUI's first search waits for that process instead of loading a second
-        copy of the model (semantic/resident.py)."""
-        try:
-            if memory.start_resident_model():
-                log.info("started the resident semantic model")
-        except Exception as exc:  # the GUI works without it: its searches load their own
-            log.warning("could not start the resident semantic model: %s", exc)
 
     def _switch(self, workspace: Path) -> None:
         self.close()

@@ -130,8 +130,10 @@ _SPECIFIC = re.compile(
     rf"|\b\d{{1,2}} de {_MES}\b|\b\d{{1,2}}(?:er)? {_MOIS}\b",
     re.I,
 )
-# a rule said in three words ("No Firebase, ever.", "Never deploy Fridays."): short, but a rule
-_SHORT_RULE = re.compile(r"^\W*(?!never mind\b)(\w+\W+){2}\w+\W*$", re.I)
+# a rule needs fewer words ("No Firebase, ever.", "Never deploy Fridays."), but "never mind"
+# is none
+MIN_RULE_WORDS = 3
+_NEVER_MIND = re.compile(r"^\W*never mind\b", re.I)
 # an aside to the listener before what is said ("While you're in there: the HL7 engine listens
 # on 6661"): the sentence is judged by what follows it
 _ASIDE = re.compile(
@@ -205,8 +207,10 @@ def durable_sentence(sentence: str) -> str:
     """The kind of a user sentence a later session needs, or "" for one it does not."""
     if _looks_like_code(sentence):
         return ""
-    short = _words(sentence) < MIN_WORDS
-    if (not short or _SHORT_RULE.search(sentence)) and RULE.search(sentence):
+    words = _words(sentence)
+    short = words < MIN_WORDS
+    rule_sized = not short or (words >= MIN_RULE_WORDS and not _NEVER_MIND.match(sentence))
+    if rule_sized and RULE.search(sentence):
         return "rule"
     if sentence.rstrip().endswith("?"):
         return ""
