@@ -186,6 +186,11 @@ SETS = {
     # integration (two Núrias), a Buenos Aires solo developer's restaurant-booking SaaS (two
     # Florencias)
     "blind31": ["faenatrack", "muestralab", "mesalibre"],
+    # written blind in the twenty-ninth session: a Valencia contractor's offshore wind-farm
+    # SCADA data pipeline (two Ingrids), a Mexico City fintech's React Native remittance app
+    # (two Rodrigos), a UK food bank's volunteer-rota app with a Málaga co-maintainer (two
+    # Cármenes)
+    "blind32": ["turbinas", "remesa", "voluntariado"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
