@@ -963,3 +963,33 @@ def test_a_later_hand_over_answers_who_owns_it(memory):
     result = memory.search("who owns the OCR pipeline now?")
     assert not result.ambiguous and not result.not_found
     assert [h.leaf_id for h in result.hits[:2]] == [new, old]
+
+
+def test_a_later_change_sharing_one_word_of_the_question_is_another_fact(memory):
+    """ "provider" reads as "vendor" too, and the CI note names Composer's vendor directory:
+    one word of the question and little else in common make no new value of the SMS
+    provider, however much the CI note tells of a change."""
+    dated = [
+        ("2026-03-01", "Lunch on Fridays is at 13:00 in the small meeting room."),
+        ("2026-03-02", "The design team reviews mockups in Figma every Tuesday."),
+        ("2026-03-03", "Invoices are sent at the end of the month."),
+        (
+            "2026-04-09",
+            "SMS provider switched from Twilio to Esendex (UK-based, invoices in GBP, charity "
+            "discount). New code in app/Services/Sms/EsendexSender.php.",
+        ),
+        ("2026-04-20", "SMS reminders go out at 18:00 the evening before each shift."),
+        ("2026-04-21", "Volunteers get an SMS when a shift is cancelled."),
+        ("2026-04-22", "SMS opt-out replies (STOP) are honoured within the hour."),
+        ("2026-04-23", "The SMS template for new volunteers includes the pantry address."),
+        ("2026-04-24", "Coordinators can resend a reminder SMS from the shift page."),
+        (
+            "2026-05-04",
+            "The CI test job now takes about 3 minutes, after caching Composer's vendor "
+            "directory and running the MySQL service container on tmpfs.",
+        ),
+    ]
+    ids = save_all(memory, dated)
+    result = memory.search("which SMS provider are we on these days?")
+    assert not result.not_found and not result.ambiguous
+    assert [hit.leaf_id for hit in result.hits[:2]] == [ids[3], ids[9]]

@@ -175,6 +175,15 @@ def order_by_time(
             and tells_change(content_of(max(cand, lead, key=lambda c: c.ref.get("date") or "")))
         ):
             continue
+        if (
+            not history
+            and not credited
+            and len(words & lead_words) < 2 <= len(lead_words)
+            and _overlap(lead, cand, set(query.all_terms), word_idf or {}) < SUBJECT_OVERLAP
+        ):
+            # one shared word of the question ("vendor": the SMS provider, Composer's vendor
+            # directory) and little else in common: two facts, not one fact over time
+            continue
         if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
             continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
         if any((set(name) <= lead.matched) != (set(name) <= cand.matched) for name in names):
