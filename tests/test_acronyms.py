@@ -100,3 +100,29 @@ def test_a_correction_of_another_product_s_version_leaves_the_asked_one_standing
     assert not result.best.outdated
     # the Django version itself is the correction's
     assert memory.search("which Django version is patasana-api on?").best.leaf_id == newer
+
+
+def test_a_spelled_out_acronym_scores_as_the_word_not_only_counts_as_covered(memory):
+    """ "FCM" is in no memory; the one saying "Firebase Cloud Messaging" holds it as surely as
+    if it wrote the acronym, and outranks the notes that only share "iOS" with the question."""
+    ids = save_all(
+        memory,
+        [
+            *FILLER,
+            (
+                "2026-02-01",
+                "Release builds use fastlane: `fastlane ios beta` uploads to TestFlight.",
+            ),
+            ("2026-02-02", "Minimum iOS raised to 16.0 together with the React Native upgrade."),
+            ("2026-02-03", "E2E flows run on both the iOS simulator and an Android emulator."),
+            ("2026-02-04", "The iOS app icon set lives in ios/Remesa/Images.xcassets."),
+            (
+                "2026-02-05",
+                "Push notifications go through Firebase Cloud Messaging on both platforms; the "
+                "APNs auth key is uploaded in the Firebase console.",
+            ),
+        ],
+    )
+    result = memory.search("Do we use FCM for iOS pushes too?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]

@@ -49,7 +49,7 @@ from .answer_type import (
     strict_shapes,
     subject_terms,
 )
-from .bm25 import idf, score_counts
+from .bm25 import idf, score_counts, tf_weight
 from .clue import linked_name_terms
 from .counted import counted_terms, holds_count
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
@@ -77,6 +77,10 @@ from .unknown_names import (
 MIN_COVERAGE = 0.15
 STRAY_COVERAGE = 0.4
 COMMON_SHARE = 0.05
+# an acronym of this many letters a memory spells out scores as the word itself ("FCM",
+# "Firebase Cloud Messaging"); a two-letter one only counts as covered: two initials are
+# spelled by chance too often ("PD", "production deployments") to outrank what holds the word
+SCORED_ACRONYM = 3
 STRAY_WORDS = 1  # a stray match shares at most this many (common) words with the question
 CLUE_BOOST = 1.6
 CLUE_DEMOTE = 0.7
@@ -245,7 +249,7 @@ class SearchEngine:
             else {}
         )
         ranked = self._rerank(
-            candidates, query, full_idf, time, boost, answering, history, untouched, acronyms
+            candidates, query, full_idf, time, boost, answering, history, untouched, acronyms, avgdl
         )
         names = named_terms(query.text) if as_question else []
         settings = qualifier_terms(query.terms) if as_question else []
@@ -401,9 +405,12 @@ class SearchEngine:
         history: bool = False,
         untouched: frozenset[str] | set[str] = frozenset(),
         acronyms: dict[str, str] | None = None,
+        avgdl: float = 1.0,
     ) -> list:
         """``acronyms``: the question's acronyms few memories hold (term -> letters), which a
-        memory spelling them out matches (search/acronyms.py)."""
+        memory spelling them out matches (search/acronyms.py) as if it held the acronym: the
+        word counts in its coverage and its score (``avgdl``: the mean length BM25 uses)."""
+        spelled_score: dict[str, float] = {}
         years = set(year_mentions(query.text))
         months = months_asked(query.text) if history else set()
         total_idf = math.fsum(full_idf.values()) or 1.0
@@ -414,9 +421,19 @@ class SearchEngine:
             if acronyms:
                 # "DRF" of the question, "Django REST Framework" of the memory
                 text = self._content_of(cand)
-                spelled = [t for t, letters in acronyms.items() if spells_out(text, letters)]
+                spelled = [
+                    t
+                    for t, letters in acronyms.items()
+                    if t not in tf and spells_out(text, letters)
+                ]
                 cand.matched.update(spelled)
                 matched_q += spelled
+                dl = int(cand.ref.get("dl") or 0)
+                spelled_score[cand.ref["id"]] = math.fsum(
+                    full_idf.get(t, 0.0) * tf_weight(1, dl, avgdl)
+                    for t in spelled
+                    if len(acronyms[t]) >= SCORED_ACRONYM
+                )
             cand.coverage = (
                 math.fsum(full_idf[t] for t in matched_q) / total_idf if query.terms else 1.0
             )
@@ -429,7 +446,7 @@ class SearchEngine:
         )
         for cand in cands:
             tf = cand.ref["tf"]
-            score = cand.score
+            score = cand.score + spelled_score.get(cand.ref["id"], 0.0)
             if query.clue_terms:
                 answers = cand.coverage >= fit or not query.terms
                 has_c = any(t in tf for t in query.clue_terms)
