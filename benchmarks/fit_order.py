@@ -99,7 +99,7 @@ def answer_labels(question: dict, corpus_ids: list, texts: list[str]) -> list[fl
     return labels
 
 
-def fit(rows: list[dict]):
+def fit(rows: list[dict], rounds: int = ROUNDS):
     """A forest fitted on the questions with an answer among their window."""
     import numpy as np
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -112,7 +112,7 @@ def fit(rows: list[dict]):
         labels += r["y"]
     model = HistGradientBoostingClassifier(
         max_depth=DEPTH,
-        max_iter=ROUNDS,
+        max_iter=rounds,
         learning_rate=RATE,
         l2_regularization=1.0,
         early_stopping=False,
@@ -152,12 +152,12 @@ def right_first(rows: list[dict], forest) -> tuple[int, int]:
     return fitted, earlier
 
 
-def leave_one_out(rows: list[dict], label: str) -> None:
+def leave_one_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
     names = list(dict.fromkeys(r["corpus"] for r in rows))
     total_fit = total_before = total = 0
     for name in names:
         held = [r for r in rows if r["corpus"] == name]
-        fitted, before = right_first(held, fit([r for r in rows if r["corpus"] != name]))
+        fitted, before = right_first(held, fit([r for r in rows if r["corpus"] != name], rounds))
         total_fit, total_before, total = (
             total_fit + fitted,
             total_before + before,
@@ -213,6 +213,17 @@ def main(argv: list[str] | None = None) -> int:
     fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
     fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
     fitting.add_argument("--write", action="store_true", help="write ihmt/search/order_trees.py")
+    fitting.add_argument(
+        "--without",
+        choices=sorted(SETS),
+        action="append",
+        default=[],
+        help="leave this set's corpora out of the fit (kept to measure the trees on)",
+    )
+    fitting.add_argument(
+        "--no-check", action="store_true", help="skip the leave-one-corpus-out report"
+    )
+    fitting.add_argument("--rounds", type=int, default=ROUNDS, help="boosting rounds per forest")
     check = sub.add_parser("check", help="score each corpus with trees fitted on the others")
     check.add_argument("--rows", required=True, help="rows recorded in the same mode")
     check.add_argument("--semantic", action="store_true")
@@ -233,10 +244,13 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
     forests = []
+    held_back = {name for chosen in args.without for name in SETS[chosen]}
     for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
         rows = json.loads(Path(path).read_text(encoding="utf-8"))
-        leave_one_out(rows, label)
-        forests.append(fit(rows))
+        rows = [r for r in rows if r["corpus"] not in held_back]
+        if not args.no_check:
+            leave_one_out(rows, label, args.rounds)
+        forests.append(fit(rows, args.rounds))
     if args.write:
         write_module(*forests)
     return 0
