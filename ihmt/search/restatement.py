@@ -164,7 +164,8 @@ def order_by_time(
             and not tells_change(content_of(newer))
         ):
             continue
-        if _overlap(lead, cand, set(query.all_terms), word_idf or {}) < overlap and not (
+        other_words = _overlap(lead, cand, set(query.all_terms), word_idf or {})
+        if other_words < overlap and not (
             # two memories holding the whole question, the later telling of a change
             # ("bumped to", "moved to", "now"), are one fact even in other words
             content_of
@@ -172,14 +173,14 @@ def order_by_time(
             and shared >= CHANGE_SHARE * mass(lead_words)
             and len(words & lead_words) >= 2
             and (cand.ref.get("date") or "") != (lead.ref.get("date") or "")
-            and tells_change(content_of(max(cand, lead, key=lambda c: c.ref.get("date") or "")))
+            and tells_change(content_of(newer))
         ):
             continue
         if (
             not history
             and not credited
             and len(words & lead_words) < 2 <= len(lead_words)
-            and _overlap(lead, cand, set(query.all_terms), word_idf or {}) < SUBJECT_OVERLAP
+            and other_words < SUBJECT_OVERLAP
         ):
             # one shared word of the question ("vendor": the SMS provider, Composer's vendor
             # directory) and little else in common: two facts, not one fact over time
