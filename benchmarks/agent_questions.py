@@ -191,6 +191,10 @@ SETS = {
     # (two Rodrigos), a UK food bank's volunteer-rota app with a Málaga co-maintainer (two
     # Cármenes)
     "blind32": ["turbinas", "remesa", "voluntariado"],
+    # written blind in the thirtieth session: a Chilean observatory's telescope scheduling and
+    # data-reduction pipeline (two Pablos), a Barcelona genomics core's LIMS (two Martas), a
+    # Madrid indie studio's Unity build pipeline for PC and Switch (two Álexes)
+    "blind33": ["observatorio", "lims", "estudio"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
