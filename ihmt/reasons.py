@@ -48,6 +48,11 @@ def reason_text(code: str, params: dict) -> str:
     if code == "unknown_name":
         names = ", ".join(f'"{name}"' for name in params.get("names") or ()) or "it"
         return f"the question names {names}, and no memory mentions it"
+    if code == "no_answer":
+        return (
+            "memory knows the subject, but the closest memory "
+            f"({params.get('date', 'undated')}) does not read as an answer to what was asked"
+        )
     if code == "no_meaning":
         return "no memory shares these words or comes close in meaning"
     if code == "ambiguous":

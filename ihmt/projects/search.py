@@ -45,6 +45,8 @@ def code_reason(result: SearchResult) -> str:
     if code == "unknown_name":
         names = ", ".join(f'"{name}"' for name in params.get("names") or ()) or "it"
         return f"the query names {names}, and no symbol mentions it"
+    if code == "no_answer":
+        return "the closest symbol names the subject but does not read as an answer to the query"
     if code == "no_match":
         return "no symbol contains any of these words"
     if code == "no_words":

@@ -39,7 +39,7 @@ from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
-from . import learned_order
+from . import learned_order, unanswered
 from .acronyms import spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
@@ -301,23 +301,22 @@ class SearchEngine:
             ranked = _lead_by_meaning(ranked, dense, links, now)
         if now and not history and as_question:
             ranked = prefer_news(ranked, links, self._content_of)
+        order_ctx = None
         if as_question and not query.clue_terms:
-            ranked = learned_order.reorder(
-                ranked,
-                learned_order.OrderContext(
-                    question_terms=query.terms,
-                    idf=full_idf,
-                    about_before=history,
-                    corrected=set(links),
-                    holds_shape=answers_shape,
-                    names=[named for _, named in names],
-                    content_of=self._content_of,
-                    cosine=dense.cosine if dense is not None else {},
-                    about_now=now,
-                    asks_shape=bool(shapes),
-                    word_idf=self._idf_of(ranked[: learned_order.WINDOW], n, word_idf),
-                ),
+            order_ctx = learned_order.OrderContext(
+                question_terms=query.terms,
+                idf=full_idf,
+                about_before=history,
+                corrected=set(links),
+                holds_shape=answers_shape,
+                names=[named for _, named in names],
+                content_of=self._content_of,
+                cosine=dense.cosine if dense is not None else {},
+                about_now=now,
+                asks_shape=bool(shapes),
+                word_idf=self._idf_of(ranked[: learned_order.WINDOW], n, word_idf),
             )
+            ranked = learned_order.reorder(ranked, order_ctx)
         hits = []
         for cand in ranked[:top_k]:
             hit = self._hit(cand, time, answering, untouched)
@@ -352,6 +351,16 @@ class SearchEngine:
             self._judge_namesakes(result, ranked, query, answers_shape, full_idf)
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
+        if not (result.not_found or result.ambiguous or facts) and order_ctx is not None:
+            self._judge_unanswered(
+                result,
+                order_ctx,
+                query.text,
+                dfs,
+                n,
+                dense is not None,
+                shape_terms(query.text, shapes) if shapes else frozenset(),
+            )
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -667,6 +676,40 @@ class SearchEngine:
         if unknown:
             result.not_found = True
             result.set_reason("unknown_name", names=[surface for surface, _ in unknown])
+
+    def _judge_unanswered(
+        self,
+        result: SearchResult,
+        ctx,
+        question: str,
+        dfs: dict,
+        n: int,
+        semantic: bool,
+        shape_words: frozenset[str],
+    ) -> None:
+        """A BEST the fitted judge (search/unanswered.py) takes for no answer becomes NOT FOUND,
+        its reason naming the closest memory's date: the memory knows the subject, not what
+        was asked."""
+        if ctx.scored is None or not result.hits or not unanswered.judges(question):
+            return
+        thing = asked_attribute(question)
+        x = unanswered.features(
+            ctx.scored,
+            result.hits[0].leaf_id,
+            ctx.question_terms,
+            dfs,
+            n,
+            result.confidence,
+            len(result.missing_words),
+            thing,
+            self.catalog.document_frequencies(thing) if thing else {},
+            [named for _, named in named_terms(question)],
+            shape_words,
+        )
+        if x is None or unanswered.probability(x, semantic) < unanswered.THRESHOLD:
+            return
+        result.not_found = True
+        result.set_reason("no_answer", date=result.hits[0].timestamp[:10])
 
     def _content_of(self, cand: Candidate) -> str:
         """A candidate's text, read once (it is shown as a hit right after anyway)."""

@@ -79,6 +79,9 @@ class OrderContext:
     about_now: bool = False
     asks_shape: bool = False
     word_idf: dict[str, float] = field(default_factory=dict)
+    # set by reorder: the window in its new order, each candidate's features and fitted score,
+    # so a later judgement of the answer (search/unanswered.py) reads them without recomputing
+    scored: tuple[list, list[list[float]], list[float]] | None = None
 
 
 def features(window: list, ctx: OrderContext) -> list[list[float]]:
@@ -300,8 +303,15 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
     if len(ranked) < 2 or getattr(ranked[0], "pinned", False) or not trees:
         return ranked
     window = ranked[:WINDOW]
-    inputs = model_input(features(window, ctx))
-    picked = fitted_order([tree_score(trees, x) for x in inputs], kept_back(inputs))
+    rows = features(window, ctx)
+    inputs = model_input(rows)
+    scores = [tree_score(trees, x) for x in inputs]
+    picked = fitted_order(scores, kept_back(inputs))
+    ctx.scored = (
+        [window[i] for i in picked],
+        [rows[i] for i in picked],
+        [scores[i] for i in picked],
+    )
     return [window[i] for i in picked] + ranked[WINDOW:]
 
 

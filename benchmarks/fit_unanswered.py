@@ -1,0 +1,210 @@
+"""Fit the learned NOT FOUND (ihmt/search/unanswered.py) on the agent-question corpora, and say
+what it is worth on corpora it was not fitted on.
+
+``python3 benchmarks/fit_unanswered.py record --set dev ... [--semantic] --save rows.json``
+answers every corpus's questions the way benchmarks/agent_questions.py does (with the judge
+switched off) and records, for each question answered BEST, the judge's input, whether the
+question has an answer in memory, and how the benchmark scored the answer.
+
+``python3 benchmarks/fit_unanswered.py fit --lexical rows.json --semantic rows-sem.json
+[--write]`` fits one forest per mode (scikit-learn's HistGradientBoostingClassifier, fixed
+seed, no early stopping), reports leave one corpus out what each threshold would have changed
+(NOT FOUND gained on questions without an answer, false NOT FOUND added, right answers lost),
+and with ``--write`` writes the forests fitted on all rows to ihmt/search/unanswered_trees.py.
+Fitting needs scikit-learn; the package itself only reads the trees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
+
+from ihmt.search import engine, packed_forest, unanswered, unanswered_trees
+
+DEPTH = 3
+ROUNDS = 200
+RATE = 0.05
+THRESHOLDS = (0.4, 0.5, 0.6, 0.7)
+OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "search" / "unanswered_trees.py"
+
+
+def record(names: list[str], semantic: bool) -> list[dict]:
+    """One row per question answered BEST, with the judge's input and the benchmark's score."""
+    seen: dict[str, list[float]] = {}
+    original = unanswered.features
+    judged = engine.SearchEngine._judge_unanswered
+    asking: list[str] = []
+
+    def spy(*args, **kwargs):
+        x = original(*args, **kwargs)
+        if x is not None and asking:
+            seen.setdefault(asking[-1], x)
+        return None  # the judge stays off: what is recorded is the answer without it
+
+    def judge(self, result, ctx, question, *args):
+        asking.append(question)
+        return judged(self, result, ctx, question, *args)
+
+    unanswered.features = spy
+    engine.SearchEngine._judge_unanswered = judge
+    rows = []
+    try:
+        for name in names:
+            corpus = load_corpus(name)
+            flat = flat_baseline(corpus)
+            with tempfile.TemporaryDirectory(prefix=f"ihmt-nf-{name}-") as tmp:
+                memory, owner, corrected = build_store(corpus, Path(tmp), semantic)
+                for q in corpus["questions"]:
+                    seen.clear()
+                    asking.clear()
+                    scored = score_question(q, memory, owner, corrected, flat)
+                    x = seen.get(q["question"])
+                    if x is None or scored["verdict"].split()[0] != "BEST":
+                        continue
+                    rows.append(
+                        {
+                            "corpus": name,
+                            "id": q["id"],
+                            "kind": q["kind"],
+                            "x": x,
+                            "y": 1.0 if q["kind"] == "unanswerable" else 0.0,
+                            "best_ok": bool(scored.get("best_ok")),
+                        }
+                    )
+                memory.close()
+            print(f"recorded {name}", file=sys.stderr)
+    finally:
+        unanswered.features = original
+        engine.SearchEngine._judge_unanswered = judged
+    return rows
+
+
+def fit(rows: list[dict], rounds: int = ROUNDS):
+    """(forest, base): the fitted trees as packed_forest nodes and the log-odds they add to."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(
+        max_depth=DEPTH,
+        max_iter=rounds,
+        learning_rate=RATE,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=0,
+    )
+    model.fit(np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows]))
+    forest = []
+    for (predictor,) in model._predictors:  # scikit-learn's fitted trees, one per round
+        nodes = []
+        for node in predictor.nodes:
+            leaf = bool(node["is_leaf"])
+            nodes.append(
+                (
+                    -1 if leaf else int(node["feature_idx"]),
+                    0.0 if leaf else float(node["num_threshold"]),
+                    0 if leaf else int(node["left"]),
+                    0 if leaf else int(node["right"]),
+                    float(node["value"]) if leaf else 0.0,
+                )
+            )
+        forest.append(tuple(nodes))
+    return tuple(forest), float(np.ravel(model._baseline_prediction)[0])
+
+
+def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
+    """For each threshold, what the judge fitted without a corpus does to that corpus,
+    summed over all corpora."""
+    import math
+
+    from ihmt.search import learned_order
+
+    probabilities: list[float] = []
+    names = list(dict.fromkeys(r["corpus"] for r in rows))
+    for name in names:
+        held = [r for r in rows if r["corpus"] == name]
+        forest, base = fit([r for r in rows if r["corpus"] != name], rounds)
+        trees = learned_order.forest(forest)
+        for r in held:
+            raw = base + learned_order.tree_score(trees, r["x"])
+            probabilities.append(1.0 / (1.0 + math.exp(-raw)))
+    ordered = [r for name in names for r in rows if r["corpus"] == name]
+    unanswerable = sum(1 for r in ordered if r["y"])
+    print(f"{label}: {len(ordered)} BEST answers, {unanswerable} to questions without an answer")
+    for threshold in THRESHOLDS:
+        picked = [r for r, p in zip(ordered, probabilities, strict=True) if p >= threshold]
+        gained = sum(1 for r in picked if r["y"])
+        false = sum(1 for r in picked if not r["y"] and r["kind"] != "ambiguous")
+        lost = sum(1 for r in picked if not r["y"] and r["best_ok"])
+        print(
+            f"{label} threshold {threshold}: NOT FOUND on unanswerable +{gained}, "
+            f"false NOT FOUND +{false}, right BEST lost {lost}"
+        )
+
+
+def write_module(lexical, semantic) -> None:
+    def packed(forest) -> str:
+        text = packed_forest.pack(forest)
+        lines = (text[i : i + 88] for i in range(0, len(text), 88))
+        return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
+
+    OUTPUT.write_text(
+        '"""Gradient-boosted trees for unanswered.py, written by benchmarks/fit_unanswered.py: do\n'
+        "not edit by hand. Each forest is packed (ihmt/search/packed_forest.py); the base is the\n"
+        'fitted log-odds the trees\' values add to."""\n\n'
+        f"LEXICAL: str = {packed(lexical[0])}\n\n"
+        f"LEXICAL_BASE: float = {lexical[1]!r}\n\n"
+        f"SEMANTIC: str = {packed(semantic[0])}\n\n"
+        f"SEMANTIC_BASE: float = {semantic[1]!r}\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {OUTPUT}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="record the judge's input for the corpora's questions")
+    rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
+    rec.add_argument("--semantic", action="store_true")
+    rec.add_argument("--save", required=True, help="write the recorded rows to this file")
+    fitting = sub.add_parser("fit", help="fit, check leave one corpus out, optionally write")
+    fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
+    fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
+    fitting.add_argument("--write", action="store_true", help="write unanswered_trees.py")
+    fitting.add_argument(
+        "--without",
+        choices=sorted(SETS),
+        action="append",
+        default=[],
+        help="leave this set's corpora out of the fit (kept to measure the judge on)",
+    )
+    fitting.add_argument("--no-check", action="store_true", help="skip the left-out report")
+    fitting.add_argument("--rounds", type=int, default=ROUNDS, help="boosting rounds per forest")
+    args = parser.parse_args(argv)
+    if args.command == "record":
+        if unanswered_trees.LEXICAL or unanswered_trees.SEMANTIC:
+            print("note: the shipped judge is switched off while recording", file=sys.stderr)
+        names = [name for chosen in args.set for name in SETS[chosen]]
+        rows = record(names, args.semantic)
+        Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
+        return 0
+    fitted = []
+    held_back = {name for chosen in args.without for name in SETS[chosen]}
+    for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
+        rows = json.loads(Path(path).read_text(encoding="utf-8"))
+        rows = [r for r in rows if r["corpus"] not in held_back]
+        if not args.no_check:
+            left_out(rows, label, args.rounds)
+        fitted.append(fit(rows, args.rounds))
+    if args.write:
+        write_module(*fitted)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
