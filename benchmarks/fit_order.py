@@ -35,8 +35,9 @@ from agent_questions import (
     summary,
     visible,
 )
+from forests import add_fit_command, exported, fitted_modes, packed_literal
 
-from ihmt.search import learned_order, order_trees, packed_forest
+from ihmt.search import learned_order, order_trees
 
 DEPTH = 6
 ROUNDS = 150
@@ -119,22 +120,7 @@ def fit(rows: list[dict], rounds: int = ROUNDS):
         random_state=0,
     )
     model.fit(np.array(inputs), np.array(labels))
-    forest = []
-    for (predictor,) in model._predictors:  # scikit-learn's fitted trees, one per round
-        nodes = []
-        for node in predictor.nodes:
-            leaf = bool(node["is_leaf"])
-            nodes.append(
-                (
-                    -1 if leaf else int(node["feature_idx"]),
-                    0.0 if leaf else round(float(node["num_threshold"]), 6),
-                    0 if leaf else int(node["left"]),
-                    0 if leaf else int(node["right"]),
-                    round(float(node["value"]), 6) if leaf else 0.0,
-                )
-            )
-        forest.append(tuple(nodes))
-    return tuple(forest)
+    return exported(model, digits=6)
 
 
 def right_first(rows: list[dict], forest) -> tuple[int, int]:
@@ -185,18 +171,13 @@ def check_left_out(path: str, semantic: bool, out: str | None) -> int:
 
 
 def write_module(lexical, semantic) -> None:
-    def packed(forest) -> str:
-        text = packed_forest.pack(forest)
-        lines = (text[i : i + 88] for i in range(0, len(text), 88))
-        return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
-
     OUTPUT.write_text(
         '"""Gradient-boosted trees for learned_order.py, written by benchmarks/fit_order.py: do not\n'
         "edit by hand. Each forest is packed (ihmt/search/packed_forest.py: a node is feature,\n"
         "threshold, left, right, value; feature -1 is a leaf, its value added to the score;\n"
         'x[feature] <= threshold goes left). `python3 benchmarks/fit_order.py show` prints them."""\n\n'
-        f"LEXICAL: str = {packed(lexical)}\n\n"
-        f"SEMANTIC: str = {packed(semantic)}\n",
+        f"LEXICAL: str = {packed_literal(lexical)}\n\n"
+        f"SEMANTIC: str = {packed_literal(semantic)}\n",
         encoding="utf-8",
     )
     print(f"wrote {OUTPUT}")
@@ -209,21 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
     rec.add_argument("--semantic", action="store_true")
     rec.add_argument("--save", required=True, help="write the recorded rows to this file")
-    fitting = sub.add_parser("fit", help="fit, check leave one corpus out, optionally write")
-    fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
-    fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
-    fitting.add_argument("--write", action="store_true", help="write ihmt/search/order_trees.py")
-    fitting.add_argument(
-        "--without",
-        choices=sorted(SETS),
-        action="append",
-        default=[],
-        help="leave this set's corpora out of the fit (kept to measure the trees on)",
-    )
-    fitting.add_argument(
-        "--no-check", action="store_true", help="skip the leave-one-corpus-out report"
-    )
-    fitting.add_argument("--rounds", type=int, default=ROUNDS, help="boosting rounds per forest")
+    add_fit_command(sub, SETS, ROUNDS, "ihmt/search/order_trees.py")
     check = sub.add_parser("check", help="score each corpus with trees fitted on the others")
     check.add_argument("--rows", required=True, help="rows recorded in the same mode")
     check.add_argument("--semantic", action="store_true")
@@ -243,14 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = record(names, args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
-    forests = []
-    held_back = {name for chosen in args.without for name in SETS[chosen]}
-    for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
-        rows = json.loads(Path(path).read_text(encoding="utf-8"))
-        rows = [r for r in rows if r["corpus"] not in held_back]
-        if not args.no_check:
-            leave_one_out(rows, label, args.rounds)
-        forests.append(fit(rows, args.rounds))
+    forests = fitted_modes(args, SETS, leave_one_out, fit)
     if args.write:
         write_module(*forests)
     return 0

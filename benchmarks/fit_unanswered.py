@@ -23,8 +23,9 @@ import tempfile
 from pathlib import Path
 
 from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
+from forests import add_fit_command, exported, fitted_modes, packed_literal
 
-from ihmt.search import engine, packed_forest, unanswered, unanswered_trees
+from ihmt.search import engine, unanswered, unanswered_trees
 
 DEPTH = 3
 ROUNDS = 200
@@ -98,22 +99,7 @@ def fit(rows: list[dict], rounds: int = ROUNDS):
         random_state=0,
     )
     model.fit(np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows]))
-    forest = []
-    for (predictor,) in model._predictors:  # scikit-learn's fitted trees, one per round
-        nodes = []
-        for node in predictor.nodes:
-            leaf = bool(node["is_leaf"])
-            nodes.append(
-                (
-                    -1 if leaf else int(node["feature_idx"]),
-                    0.0 if leaf else float(node["num_threshold"]),
-                    0 if leaf else int(node["left"]),
-                    0 if leaf else int(node["right"]),
-                    float(node["value"]) if leaf else 0.0,
-                )
-            )
-        forest.append(tuple(nodes))
-    return tuple(forest), float(np.ravel(model._baseline_prediction)[0])
+    return exported(model), float(np.ravel(model._baseline_prediction)[0])
 
 
 def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
@@ -147,18 +133,13 @@ def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
 
 
 def write_module(lexical, semantic) -> None:
-    def packed(forest) -> str:
-        text = packed_forest.pack(forest)
-        lines = (text[i : i + 88] for i in range(0, len(text), 88))
-        return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
-
     OUTPUT.write_text(
         '"""Gradient-boosted trees for unanswered.py, written by benchmarks/fit_unanswered.py: do\n'
         "not edit by hand. Each forest is packed (ihmt/search/packed_forest.py); the base is the\n"
         'fitted log-odds the trees\' values add to."""\n\n'
-        f"LEXICAL: str = {packed(lexical[0])}\n\n"
+        f"LEXICAL: str = {packed_literal(lexical[0])}\n\n"
         f"LEXICAL_BASE: float = {lexical[1]!r}\n\n"
-        f"SEMANTIC: str = {packed(semantic[0])}\n\n"
+        f"SEMANTIC: str = {packed_literal(semantic[0])}\n\n"
         f"SEMANTIC_BASE: float = {semantic[1]!r}\n",
         encoding="utf-8",
     )
@@ -172,19 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
     rec.add_argument("--semantic", action="store_true")
     rec.add_argument("--save", required=True, help="write the recorded rows to this file")
-    fitting = sub.add_parser("fit", help="fit, check leave one corpus out, optionally write")
-    fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
-    fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
-    fitting.add_argument("--write", action="store_true", help="write unanswered_trees.py")
-    fitting.add_argument(
-        "--without",
-        choices=sorted(SETS),
-        action="append",
-        default=[],
-        help="leave this set's corpora out of the fit (kept to measure the judge on)",
-    )
-    fitting.add_argument("--no-check", action="store_true", help="skip the left-out report")
-    fitting.add_argument("--rounds", type=int, default=ROUNDS, help="boosting rounds per forest")
+    add_fit_command(sub, SETS, ROUNDS, "ihmt/search/unanswered_trees.py")
     args = parser.parse_args(argv)
     if args.command == "record":
         if unanswered_trees.LEXICAL or unanswered_trees.SEMANTIC:
@@ -193,14 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = record(names, args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
-    fitted = []
-    held_back = {name for chosen in args.without for name in SETS[chosen]}
-    for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
-        rows = json.loads(Path(path).read_text(encoding="utf-8"))
-        rows = [r for r in rows if r["corpus"] not in held_back]
-        if not args.no_check:
-            left_out(rows, label, args.rounds)
-        fitted.append(fit(rows, args.rounds))
+    fitted = fitted_modes(args, SETS, left_out, fit)
     if args.write:
         write_module(*fitted)
     return 0
