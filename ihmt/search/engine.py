@@ -273,6 +273,9 @@ class SearchEngine:
             def new_value(text: str, earlier: str) -> bool:
                 return holds_new_value(text, earlier, shapes, subject)
 
+        # the question's words naming the shape it asks for ("url"): the time step and the
+        # judge of an answer both read them
+        shape_words = shape_terms(query.text, shapes) if shapes else frozenset()
         word_idf = self._idf_of(ranked, n)
         ranked = order_by_time(
             ranked,
@@ -284,7 +287,7 @@ class SearchEngine:
             self._content_of,
             answers_shape,
             asked_thing,
-            shape_terms(query.text, shapes) if shapes else frozenset(),
+            shape_words,
             new_value if shapes else None,
             subject if any(shape.near_subject for shape in shapes) else frozenset(),
         )
@@ -359,7 +362,7 @@ class SearchEngine:
                 dfs,
                 n,
                 dense is not None,
-                shape_terms(query.text, shapes) if shapes else frozenset(),
+                shape_words,
             )
         for hit in hits:
             for notice in hit.notices:
