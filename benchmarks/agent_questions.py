@@ -195,6 +195,10 @@ SETS = {
     # data-reduction pipeline (two Pablos), a Barcelona genomics core's LIMS (two Martas), a
     # Madrid indie studio's Unity build pipeline for PC and Switch (two Álexes)
     "blind33": ["observatorio", "lims", "estudio"],
+    # written blind in the thirty-first session: a Zaragoza railway's signalling-maintenance
+    # scheduler (two Javiers), a Mendoza winery's shop and cellar inventory (two Lucías), a
+    # Dublin fintech's card-settlement reconciliation with a Spanish colleague (two Seáns)
+    "blind34": ["ferroviario", "vinoteca", "reconcile"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
