@@ -12,7 +12,7 @@ fits one forest of gradient-boosted trees per mode (scikit-learn's
 HistGradientBoostingClassifier, fixed seed, no early stopping: the same rows give the same
 trees), reports leave one corpus out how often the fitted order puts an answer first in the
 corpus left out against the earlier stages' order, and with ``--write`` writes the forests
-fitted on all rows to ihmt/search/order_trees.py (packed: ihmt/search/packed_forest.py).
+fitted on all rows to ihmt/search/order_trees.py (packed: ihmt/boosted.py).
 ``python3 benchmarks/fit_order.py show [--semantic]`` prints the shipped trees as text, one per
 line. Fitting needs scikit-learn (``pip install scikit-learn``); the package itself only reads
 the trees.
@@ -35,7 +35,7 @@ from agent_questions import (
     summary,
     visible,
 )
-from forests import add_fit_command, exported, fitted_modes, packed_literal
+from forests import add_fit_command, exported, fitted_classifier, fitted_modes, packed_literal
 
 from ihmt.search import learned_order, order_trees
 
@@ -102,25 +102,13 @@ def answer_labels(question: dict, corpus_ids: list, texts: list[str]) -> list[fl
 
 def fit(rows: list[dict], rounds: int = ROUNDS):
     """A forest fitted on the questions with an answer among their window."""
-    import numpy as np
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
     inputs, labels = [], []
     for r in rows:
         if len(r["y"]) < 2 or not any(r["y"]):
             continue
         inputs += learned_order.model_input(r["x"])
         labels += r["y"]
-    model = HistGradientBoostingClassifier(
-        max_depth=DEPTH,
-        max_iter=rounds,
-        learning_rate=RATE,
-        l2_regularization=1.0,
-        early_stopping=False,
-        random_state=0,
-    )
-    model.fit(np.array(inputs), np.array(labels))
-    return exported(model, digits=6)
+    return exported(fitted_classifier(inputs, labels, DEPTH, rounds, RATE), digits=6)
 
 
 def right_first(rows: list[dict], forest) -> tuple[int, int]:
@@ -173,7 +161,7 @@ def check_left_out(path: str, semantic: bool, out: str | None) -> int:
 def write_module(lexical, semantic) -> None:
     OUTPUT.write_text(
         '"""Gradient-boosted trees for learned_order.py, written by benchmarks/fit_order.py: do not\n'
-        "edit by hand. Each forest is packed (ihmt/search/packed_forest.py: a node is feature,\n"
+        "edit by hand. Each forest is packed (ihmt/boosted.py: a node is feature,\n"
         "threshold, left, right, value; feature -1 is a leaf, its value added to the score;\n"
         'x[feature] <= threshold goes left). `python3 benchmarks/fit_order.py show` prints them."""\n\n'
         f"LEXICAL: str = {packed_literal(lexical)}\n\n"

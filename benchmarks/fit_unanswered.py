@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
-from forests import add_fit_command, exported, fitted_modes, packed_literal
+from forests import add_fit_command, fitted_classifier, fitted_modes, with_base, write_forests
 
 from ihmt.search import engine, unanswered, unanswered_trees
 
@@ -86,20 +86,9 @@ def record(names: list[str], semantic: bool) -> list[dict]:
 
 
 def fit(rows: list[dict], rounds: int = ROUNDS):
-    """(forest, base): the fitted trees as packed_forest nodes and the log-odds they add to."""
-    import numpy as np
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    model = HistGradientBoostingClassifier(
-        max_depth=DEPTH,
-        max_iter=rounds,
-        learning_rate=RATE,
-        l2_regularization=1.0,
-        early_stopping=False,
-        random_state=0,
-    )
-    model.fit(np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows]))
-    return exported(model), float(np.ravel(model._baseline_prediction)[0])
+    """(forest, base): the fitted trees as boosted.py nodes and the log-odds they add to."""
+    model = fitted_classifier([r["x"] for r in rows], [r["y"] for r in rows], DEPTH, rounds, RATE)
+    return with_base(model)
 
 
 def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
@@ -107,16 +96,16 @@ def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
     summed over all corpora."""
     import math
 
-    from ihmt.search import learned_order
+    from ihmt import boosted
 
     probabilities: list[float] = []
     names = list(dict.fromkeys(r["corpus"] for r in rows))
     for name in names:
         held = [r for r in rows if r["corpus"] == name]
         forest, base = fit([r for r in rows if r["corpus"] != name], rounds)
-        trees = learned_order.forest(forest)
+        trees = boosted.forest(forest)
         for r in held:
-            raw = base + learned_order.tree_score(trees, r["x"])
+            raw = base + boosted.tree_score(trees, r["x"])
             probabilities.append(1.0 / (1.0 + math.exp(-raw)))
     ordered = [r for name in names for r in rows if r["corpus"] == name]
     unanswerable = sum(1 for r in ordered if r["y"])
@@ -133,17 +122,7 @@ def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
 
 
 def write_module(lexical, semantic) -> None:
-    OUTPUT.write_text(
-        '"""Gradient-boosted trees for unanswered.py, written by benchmarks/fit_unanswered.py: do\n'
-        "not edit by hand. Each forest is packed (ihmt/search/packed_forest.py); the base is the\n"
-        'fitted log-odds the trees\' values add to."""\n\n'
-        f"LEXICAL: str = {packed_literal(lexical[0])}\n\n"
-        f"LEXICAL_BASE: float = {lexical[1]!r}\n\n"
-        f"SEMANTIC: str = {packed_literal(semantic[0])}\n\n"
-        f"SEMANTIC_BASE: float = {semantic[1]!r}\n",
-        encoding="utf-8",
-    )
-    print(f"wrote {OUTPUT}")
+    write_forests(OUTPUT, "unanswered.py", "benchmarks/fit_unanswered.py", lexical, semantic)
 
 
 def main(argv: list[str] | None = None) -> int:

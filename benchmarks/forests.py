@@ -1,5 +1,5 @@
 """What the two fitting scripts (fit_order.py, fit_unanswered.py) share: scikit-learn's fitted
-trees turned into the nodes ihmt/search/packed_forest.py packs, the packed forest written as a
+trees turned into the nodes ihmt/boosted.py packs, the packed forest written as a
 Python literal, and the options of their ``fit`` command."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ihmt.search import packed_forest
+from ihmt import boosted as packed_trees
 
 
 def exported(model, digits: int | None = None) -> tuple:
@@ -37,9 +37,60 @@ def exported(model, digits: int | None = None) -> tuple:
     return tuple(forest)
 
 
+def fitted_classifier(inputs, labels, depth: int, rounds: int, rate: float):
+    """A HistGradientBoostingClassifier fitted with the settings all three forests use: fixed
+    seed, no early stopping, a little L2."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    model = HistGradientBoostingClassifier(
+        max_depth=depth,
+        max_iter=rounds,
+        learning_rate=rate,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=0,
+    )
+    model.fit(np.array(inputs), np.array(labels))
+    return model
+
+
+def with_base(model) -> tuple:
+    """(forest, base): the fitted trees as boosted.py nodes and the log-odds they add to."""
+    import numpy as np
+
+    return exported(model), float(np.ravel(model._baseline_prediction)[0])
+
+
+def write_forests(output: Path, reader: str, script: str, lexical, semantic) -> None:
+    """Write both modes' (forest, base) to ``output``, a module ``reader`` reads."""
+    doc = (
+        f"Gradient-boosted trees for {reader}, written by {script}: do not edit by hand. "
+        "Each forest is packed (ihmt/boosted.py); the base is the fitted "
+        "log-odds the trees' values add to."
+    )
+    lines, line = [], ""
+    for word in doc.split():
+        if len(line) + len(word) + 1 > 90:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    output.write_text(
+        '"""' + "\n".join(lines) + '"""\n\n'
+        f"LEXICAL: str = {packed_literal(lexical[0])}\n\n"
+        f"LEXICAL_BASE: float = {lexical[1]!r}\n\n"
+        f"SEMANTIC: str = {packed_literal(semantic[0])}\n\n"
+        f"SEMANTIC_BASE: float = {semantic[1]!r}\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {output}")
+
+
 def packed_literal(forest) -> str:
     """The packed forest as a parenthesised run of string literals, 88 characters a line."""
-    text = packed_forest.pack(forest)
+    text = packed_trees.pack(forest)
     lines = (text[i : i + 88] for i in range(0, len(text), 88))
     return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
 

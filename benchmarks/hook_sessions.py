@@ -78,8 +78,28 @@ def transcript(session_id: str, start: str, turns: list[dict], cwd: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
+def captured_store(data: dict, name: str, work: Path, semantic: bool = False):
+    """(the opened store, the project folder) once every session of a set went through the
+    capture hook at its end (in-process, through the hook's own handler) into ``work/name``;
+    with ``semantic``, vectors for everything captured, as `ihmt semantic sync` would."""
     from ihmt import IHMT
+    from ihmt.hooks.run import handle
+
+    ws, cwd = work / name, fixed_project(work / f"{name}-project", name)
+    (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
+    for n, session in enumerate(data["sessions"], 1):
+        sid = f"{name}-s{n}"
+        file = work / f"{sid}.jsonl"
+        file.write_text(transcript(sid, session["date"], session["turns"], str(cwd)), "utf-8")
+        payload = {"session_id": sid, "transcript_path": str(file), "cwd": str(cwd)}
+        handle({**payload, "hook_event_name": "SessionEnd", "reason": "exit"}, str(ws), "claude")
+    memory = IHMT.open(ws)
+    if semantic:
+        memory.semantic.sync()
+    return memory, cwd
+
+
+def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
     from ihmt.hooks.run import handle
 
     try:
@@ -96,23 +116,15 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
 
     data = json.loads(path.read_text(encoding="utf-8"))
     name = path.parent.name
-    ws, cwd = work / name, fixed_project(work / f"{name}-project", name)
-    (IHMT.initialize(ws, semantic=True) if semantic else IHMT.initialize(ws)).close()
+    memory, cwd = captured_store(data, name, work, semantic)
+    ws = work / name
     flat = FlatBM25()
     raw: dict[str, str] = {}
     for n, session in enumerate(data["sessions"], 1):
-        sid = f"{name}-s{n}"
-        file = work / f"{sid}.jsonl"
-        file.write_text(transcript(sid, session["date"], session["turns"], str(cwd)), "utf-8")
-        payload = {"session_id": sid, "transcript_path": str(file), "cwd": str(cwd)}
-        handle({**payload, "hook_event_name": "SessionEnd", "reason": "exit"}, str(ws), "claude")
         for i, turn in enumerate(session["turns"]):
-            key = f"{sid}-{i}"
+            key = f"{name}-s{n}-{i}"
             raw[key] = turn["text"]
             flat.add(key, leaf_terms(MemoryLeaf(key, turn["text"], "", "GENERIC", "", "", 0)))
-    memory = IHMT.open(ws)
-    if semantic:  # vectors for everything captured, as `ihmt semantic sync` would
-        memory.semantic.sync()
     captured = [leaf.content for leaf in memory.leaves("memory")]
     start = {"session_id": f"{name}-later", "transcript_path": None, "cwd": str(cwd)}
     brief = context_of(

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ihmt import IHMT
-from ihmt.search import learned_order, order_trees, packed_forest
+from ihmt import IHMT, boosted
+from ihmt.search import learned_order, order_trees
 from ihmt.search.learned_order import (
     FEATURES,
     OrderContext,
@@ -174,12 +174,12 @@ _NODES = st.tuples(
 @given(st.lists(st.lists(_NODES, min_size=1, max_size=12), max_size=6))
 def test_packing_a_forest_gives_back_every_node_bit_for_bit(trees):
     trees = tuple(tuple(tree) for tree in trees)
-    assert packed_forest.unpack(packed_forest.pack(trees)) == trees
+    assert boosted.unpack(boosted.pack(trees)) == trees
 
 
 def test_a_child_index_past_sixteen_bits_is_refused_rather_than_wrapped():
     with pytest.raises(ValueError):
-        packed_forest.pack((((-1, 0.0, 40000, 0, 1.0),),))
+        boosted.pack((((-1, 0.0, 40000, 0, 1.0),),))
 
 
 def test_the_shipped_forests_are_packed_and_read_in_one_step_per_process():

@@ -21,8 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date as _date
 
+from ..boosted import forest, tree_score
 from ..text.tokenize import terms
-from . import order_trees, packed_forest
+from . import order_trees
 from .restatement import tells_change
 
 WINDOW = 5  # candidates reordered: the answer is rarely further down
@@ -253,45 +254,6 @@ def model_input(rows: list[list[float]]) -> list[list[float]]:
     the model judges a candidate against the one the earlier stages put first."""
     lead = rows[0]
     return [row + [a - b for a, b in zip(row, lead, strict=True)] for row in rows]
-
-
-_PARSED: dict[int, tuple] = {}
-
-
-def forest(trees: Sequence | str) -> tuple:
-    """Trees as tree_score reads them, decoded once per process. order_trees.py ships each
-    forest packed (packed_forest.py); a tree may also be one line of text, nodes
-    "feature,threshold,left,right,value" apart by spaces (tests write them so)."""
-    key = id(trees)
-    cached = _PARSED.get(key)
-    if cached is not None and cached[0] is trees:
-        return cached[1]
-    if isinstance(trees, str):
-        parsed = packed_forest.unpack(trees) if trees else ()
-    else:
-        parsed = tuple(
-            tuple(
-                (int(f), float(t), int(a), int(b), float(v))
-                for f, t, a, b, v in (node.split(",") for node in tree.split())
-            )
-            if isinstance(tree, str)
-            else tuple(tree)
-            for tree in trees
-        )
-    _PARSED[key] = (trees, parsed)
-    return parsed
-
-
-def tree_score(trees: Sequence[Sequence[tuple]], x: list[float]) -> float:
-    """The sum of the trees' leaf values for one input. A node is (feature, threshold, left,
-    right, value): a leaf has feature -1; x[feature] <= threshold goes left."""
-    total = 0.0
-    for nodes in trees:
-        node = nodes[0]
-        while node[0] >= 0:
-            node = nodes[node[2] if x[node[0]] <= node[1] else node[3]]
-        total += node[4]
-    return total
 
 
 def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> list:

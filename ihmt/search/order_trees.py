@@ -1,5 +1,5 @@
 """Gradient-boosted trees for learned_order.py, written by benchmarks/fit_order.py: do not
-edit by hand. Each forest is packed (ihmt/search/packed_forest.py: a node is feature,
+edit by hand. Each forest is packed (ihmt/boosted.py: a node is feature,
 threshold, left, right, value; feature -1 is a leaf, its value added to the score;
 x[feature] <= threshold goes left). `python3 benchmarks/fit_order.py show` prints them."""
 

@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from .. import boosted
 from ..text.bm25 import idf
 from ..text.tokenize import fold
 from . import learned_order, unanswered_trees
@@ -149,7 +150,7 @@ def probability(x: Sequence[float], semantic: bool) -> float:
     packed = unanswered_trees.SEMANTIC if semantic else unanswered_trees.LEXICAL
     if not packed:
         return 0.0
-    trees = learned_order.forest(packed)
+    trees = boosted.forest(packed)
     base = unanswered_trees.SEMANTIC_BASE if semantic else unanswered_trees.LEXICAL_BASE
-    raw = base + learned_order.tree_score(trees, list(x))
+    raw = base + boosted.tree_score(trees, list(x))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))

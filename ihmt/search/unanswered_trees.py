@@ -1,6 +1,6 @@
-"""Gradient-boosted trees for unanswered.py, written by benchmarks/fit_unanswered.py: do
-not edit by hand. Each forest is packed (ihmt/search/packed_forest.py); the base is the
-fitted log-odds the trees' values add to."""
+"""Gradient-boosted trees for unanswered.py, written by benchmarks/fit_unanswered.py: do not
+edit by hand. Each forest is packed (ihmt/boosted.py); the base is the fitted log-odds the
+trees' values add to."""
 
 LEXICAL: str = (
     "eNrNXQc8ll3/V6SykpGdEZlllJBxpBQioUHRIDTIJjOjUGSPyN5KoYiijoqKlJQGJULIaJCSUv9evVyeznO4lef5"

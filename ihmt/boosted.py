@@ -1,6 +1,10 @@
-"""The fitted ordering trees as a packed string: decoded in about a millisecond per process.
+"""Gradient-boosted trees as the package ships and scores them: packed, decoded once, summed.
 
-Written as text (one "feature,threshold,left,right,value" per node), the two forests took
+The forests fitted by the benchmarks (the ordering trees of search/learned_order.py, the
+learned NOT FOUND of search/unanswered.py, the per-prompt gate of loop/prompt_gate.py) are
+plain data, read by whichever layer needs them; this module is the one place that reads them.
+
+Written as text (one "feature,threshold,left,right,value" per node), the two ordering forests took
 10–15 ms to parse on every start of a hook, a good tenth of what a prompt costs. Packed, a
 forest is zlib-compressed little-endian arrays in base64: the node count of each tree (int32),
 each node's feature, left and right child (int16), its threshold and its value (float64). The
@@ -69,3 +73,42 @@ def unpack(text: str) -> tuple[tuple[Node, ...], ...]:
         trees.append(tuple(nodes[start : start + size]))
         start += size
     return tuple(trees)
+
+
+_PARSED: dict[int, tuple] = {}
+
+
+def forest(trees: Sequence | str) -> tuple:
+    """Trees as tree_score reads them, decoded once per process. The trees modules ship each
+    forest packed (``pack``); a tree may also be one line of text, nodes
+    "feature,threshold,left,right,value" apart by spaces (tests write them so)."""
+    key = id(trees)
+    cached = _PARSED.get(key)
+    if cached is not None and cached[0] is trees:
+        return cached[1]
+    if isinstance(trees, str):
+        parsed = unpack(trees) if trees else ()
+    else:
+        parsed = tuple(
+            tuple(
+                (int(f), float(t), int(a), int(b), float(v))
+                for f, t, a, b, v in (node.split(",") for node in tree.split())
+            )
+            if isinstance(tree, str)
+            else tuple(tree)
+            for tree in trees
+        )
+    _PARSED[key] = (trees, parsed)
+    return parsed
+
+
+def tree_score(trees: Sequence[Sequence[tuple]], x: list[float]) -> float:
+    """The sum of the trees' leaf values for one input. A node is (feature, threshold, left,
+    right, value): a leaf has feature -1; x[feature] <= threshold goes left."""
+    total = 0.0
+    for nodes in trees:
+        node = nodes[0]
+        while node[0] >= 0:
+            node = nodes[node[2] if x[node[0]] <= node[1] else node[3]]
+        total += node[4]
+    return total
