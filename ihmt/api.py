@@ -331,6 +331,12 @@ class IHMT(Ingesting, Upkeep, ReadModels, ServiceOps):
         dfs = self.catalog.document_frequencies(words)
         return {t: idf(max(dfs.get(t, 0), min_df), max(n, 1)) for t in words}
 
+    def unknown_terms(self, text: str) -> set[str]:
+        """The terms of ``text`` that no memory holds (in any inflection the index keeps)."""
+        words = set(terms(text))
+        dfs = self.catalog.document_frequencies(words) if words else {}
+        return {t for t in words if not dfs.get(t)}
+
     def mark_outdated(self, old_id: str, new_id: str) -> str:
         """Flag ``old_id`` as corrected by ``new_id``; returns the notice."""
         old_id, new_id = (old_id or "").strip(), (new_id or "").strip()

@@ -105,6 +105,7 @@ class SearchResult:
     # and of those, the ones whose cosine reaches the high mark on its own
     meaning_answers: list[str] = field(default_factory=list)
     meaning_alone: list[str] = field(default_factory=list)
+    meaning: bool = False  # whether the search fused meaning (the semantic extra was on)
 
     def set_reason(self, code: str, **params) -> None:
         """Record why (a code plus parameters) and its English wording in ``reason``."""

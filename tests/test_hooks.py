@@ -817,6 +817,9 @@ class _ScriptedMemory:
     def term_weights(self, text, min_df=0):
         return {}  # every word weighs the same
 
+    def unknown_terms(self, text):
+        return set()
+
 
 def _result(text: str, hits: list, confidence: float, not_found: bool = False):
     from ihmt.models import SearchResult

@@ -9,9 +9,10 @@ the prompt's other words, and only when no memory about something else holds tho
 better (then the prompt is asking about the wrong person or thing, and a block would mislead);
 the best memory by the whole prompt joins them when it passes the gate below and holds some of
 those words (the name may be a product's, "Heroku", and the answer a person's). A prompt that
-names nothing gets memories when the best one covers a fair share of it (a
-question about how things are: "which python version do we target?"); a request for work
-("fix this test", "move staging to Postgres 17") needs a memory covering most of it. A
+names nothing gets memories when a fitted gate (prompt_gate.py) judges that the search's top
+four likely show its answer; without fitted trees, when the best one covers a fair share of it
+(a question about how things are: "which python version do we target?"), and a request for
+work ("fix this test", "move staging to Postgres 17") needs a memory covering most of it. A
 prompt whose context comes before its question is asked again by the question alone; when
 neither reading is confident but both lead with one memory, that memory is shown. A prompt
 that asks again what the agent once asked gets the user's reply however little of the prompt
@@ -28,6 +29,7 @@ from ..text.reply import own_words, split_reply
 from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
+from . import prompt_gate
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
@@ -35,8 +37,9 @@ BRIEF_ANSWER_SHARE = 200  # tokens of the brief kept for the user's answers when
 BRIEF_FRAME = 12  # the block's tags and the line breaks _wrap adds
 MIN_PROMPT_WORDS = 2
 MAX_PROMPT_CHARS = 2000
-# a prompt that names nothing gets memories only above both (calibrated on benchmarks/hooks.py
-# and on the first three sets of benchmarks/hook_sessions.py)
+# without the fitted gate (prompt_gate.py), a prompt that names nothing gets memories only
+# above both; they still choose the memory that joins a named prompt's (calibrated on
+# benchmarks/hooks.py and on the first three sets of benchmarks/hook_sessions.py)
 RECALL_CONFIDENCE = 0.3
 RECALL_COVERAGE = 0.25
 STRICT_CONFIDENCE = 0.5  # ... for a request, or when the best memory holds one prompt word
@@ -258,14 +261,20 @@ def asks_again(question: str, text: str, weights: dict[str, float]) -> bool:
     return sum(weights.get(t, 1.0) for t in shared) / total >= ASKED_BEFORE_SHARE
 
 
-def _confident_hits(result, text: str, again: bool) -> list:
+def _confident_hits(result, text: str, again: bool, learned: bool | None = None) -> list:
     """The memories to show for a prompt that names nothing (module doc); ``again``: the best
-    one is a reply to the agent's question the prompt asks again (``asks_again``)."""
+    one is a reply to the agent's question the prompt asks again (``asks_again``);
+    ``learned``: what the fitted gate (prompt_gate.py) says, None to use the fixed floors."""
     from .patterns import REQUEST  # here: most prompts never get this far
 
     best = result.best
     if replies_to_agent(text):  # "yes do it", "ok thanks": not a question
         return []
+    request = REQUEST.search(after_acknowledgement(text))
+    if request and not set(terms(text)) - _DOING_WORDS:
+        return []  # "run the tests again": every word is about doing the work
+    if learned is not None:
+        return result.hits[:PROMPT_HITS] if learned else []
     # a question about how things are ("which python version do we target?") gets memories
     # that cover a quarter of it; a request for work ("commit the changes", "fix this
     # test"), or a memory holding one word of a prompt that asks nothing ("the build is
@@ -280,9 +289,6 @@ def _confident_hits(result, text: str, again: bool) -> list:
     vouched = best.leaf_id in result.meaning_answers
     close = best.leaf_id in result.meaning_alone
     one_word = len(best.matched_terms) < 2 and not topic and not close
-    request = REQUEST.search(after_acknowledgement(text))
-    if request and not set(terms(text)) - _DOING_WORDS:
-        return []  # "run the tests again": every word is about doing the work
     strict = one_word or request
     floor_confidence = STRICT_CONFIDENCE if strict else RECALL_CONFIDENCE
     floor_coverage = STRICT_COVERAGE if strict else RECALL_COVERAGE
@@ -378,7 +384,34 @@ def _hits_for(memory, text: str, project: str):
         # reply "CI_TRANSFORMER" holds little of the prompt), but the prompt asks the agent's
         # question again
         return result, hits or ([result.best] if again else [])
-    return result, _confident_hits(result, text, again)
+    learned = _learned_gate(memory, result, text, question, again)
+    return result, _confident_hits(result, text, again, learned)
+
+
+def _learned_gate(memory, result, text: str, question: str, again: bool) -> bool | None:
+    """Whether the fitted gate (prompt_gate.py) shows memories for a prompt that names
+    nothing; None when no forest is shipped for the search's mode or the store is smaller
+    than the ones it was fitted on."""
+    from .patterns import REQUEST
+
+    if result.total_leaves < prompt_gate.MIN_MEMORIES:
+        return None
+    words = [t for t in dict.fromkeys(terms(text)) if not _DATE_WORDS.match(t)]
+    x = prompt_gate.features(
+        result,
+        text,
+        words,
+        memory.term_weights(text, min_df=1),
+        memory.unknown_terms(text),
+        asks=asks(text),
+        request=bool(REQUEST.search(after_acknowledgement(text))),
+        replies=replies_to_agent(text),
+        has_clause=bool(question_clause(text)),
+        keeps_question=bool(question),
+        asked_again=again,
+    )
+    chance = prompt_gate.probability(x, result.meaning)
+    return None if chance is None else chance >= prompt_gate.THRESHOLD
 
 
 def prompt_recall(memory, prompt: str, project: str = "") -> str:

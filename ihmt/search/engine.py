@@ -939,6 +939,7 @@ class SearchEngine:
     ) -> None:
         best = ranked[0]
         if dense:
+            result.meaning = True
             result.meaning_answers = [h.leaf_id for h in result.hits if dense.answers(h.leaf_id)]
             result.meaning_alone = [
                 i for i in result.meaning_answers if dense.cosine.get(i, 0.0) >= dense.fusion.high
