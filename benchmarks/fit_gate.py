@@ -14,6 +14,11 @@ never-said question, an unrelated request) a row to turn away.
 fixed seed), reports with the sets split in eight folds what each threshold would have shown
 against the fixed floors, and with ``--write`` writes the forests fitted on all rows to
 ihmt/loop/prompt_gate_trees.py. Fitting needs scikit-learn; the package only reads the trees.
+
+``python3 benchmarks/fit_gate.py folds --lexical rows.json --semantic rows-sem.json
+--without hs20 --threshold 0.55 [--run-semantic]`` runs the hook benchmark itself the same
+way: each fold's sets through hook_sessions.py with the fixed floors, then gated by trees
+fitted without that fold, and sums what the blocks show and to which prompts they go.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 from forests import add_fit_command, fitted_classifier, fitted_modes, with_base, write_forests
-from hook_sessions import HERE, captured_store, shows
+from hook_sessions import HERE, captured_store, run_set, shows
 
 from ihmt.loop import prompt_gate
 from ihmt.text.clean import one_line
@@ -130,6 +135,60 @@ def write_module(lexical, semantic) -> None:
     write_forests(OUTPUT, "prompt_gate.py", "benchmarks/fit_gate.py", lexical, semantic)
 
 
+def in_folds(args) -> None:
+    """The hook benchmark itself, fold by fold: each fold's sets run through hook_sessions.py
+    with the fixed floors, then with trees fitted without that fold at each threshold; sums of
+    recall prompts whose block shows the answer, never-said questions and unrelated requests
+    that get a block, and answers in the brief or the block."""
+    from ihmt import boosted
+    from ihmt.loop import prompt_gate_trees
+
+    held_back = {name for chosen in args.without for name in BATCHES.get(chosen, [chosen])}
+    rows = {}
+    for mode, path in (("lexical", args.lexical), ("semantic", args.semantic)):
+        rows[mode] = [
+            r
+            for r in json.loads(Path(path).read_text(encoding="utf-8"))
+            if r["corpus"] not in held_back
+        ]
+    names = sorted({r["corpus"] for r in rows["lexical"]})
+    fold = {name: i % FOLDS for i, name in enumerate(names)}
+    plans: list[float | None] = [None, *args.threshold]
+    totals = {plan: [0, 0, 0, 0] for plan in plans}
+    shipped = (prompt_gate_trees.LEXICAL, prompt_gate_trees.SEMANTIC, prompt_gate.THRESHOLD)
+    try:
+        for k in range(FOLDS):
+            fitted = {mode: fit([r for r in rows[mode] if fold[r["corpus"]] != k]) for mode in rows}
+            for plan in plans:
+                lexical, semantic = fitted["lexical"], fitted["semantic"]
+                prompt_gate_trees.LEXICAL = boosted.pack(lexical[0]) if plan else ""
+                prompt_gate_trees.LEXICAL_BASE = lexical[1]
+                prompt_gate_trees.SEMANTIC = boosted.pack(semantic[0]) if plan else ""
+                prompt_gate_trees.SEMANTIC_BASE = semantic[1]
+                prompt_gate.THRESHOLD = plan or prompt_gate.THRESHOLD
+                for name in (n for n in names if fold[n] == k):
+                    with tempfile.TemporaryDirectory(prefix="ihmt-gate-folds-") as tmp:
+                        result = run_set(
+                            HERE / name / "sessions.json", Path(tmp), args.run_semantic
+                        )
+                    tally = totals[plan]
+                    for row in result["rows"]:
+                        kind, block = row["kind"], bool(row["block"])
+                        tally[0] += kind == "recall" and block and row["shown"]
+                        tally[1] += kind == "never_said" and block
+                        tally[2] += kind == "unrelated" and block
+                        tally[3] += kind == "recall" and (row["shown"] or row["brief"])
+            print(f"fold {k + 1} of {FOLDS} done", file=sys.stderr, flush=True)
+    finally:
+        prompt_gate_trees.LEXICAL, prompt_gate_trees.SEMANTIC, prompt_gate.THRESHOLD = shipped
+    for plan, (shown, never, unrelated, either) in totals.items():
+        label = "fixed floors" if plan is None else f"trees at {plan}"
+        print(
+            f"{label}: answer shown {shown}, never-said with a block {never}, unrelated with a "
+            f"block {unrelated}, answer in the brief or the block {either}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -139,7 +198,18 @@ def main(argv: list[str] | None = None) -> int:
     recording.add_argument("--save", required=True)
     sets = {**BATCHES, **{name: [name] for name in set_names()}}
     add_fit_command(sub, sets, ROUNDS, "ihmt/loop/prompt_gate_trees.py")
+    folding = sub.add_parser("folds", help="the hook benchmark in folds, trees fitted without each")
+    folding.add_argument("--lexical", required=True, help="rows recorded without --semantic")
+    folding.add_argument("--semantic", required=True, help="rows recorded with --semantic")
+    folding.add_argument("--without", choices=sorted(sets), action="append", default=[])
+    folding.add_argument("--threshold", type=float, action="append", default=[])
+    folding.add_argument(
+        "--run-semantic", action="store_true", help="stores with the semantic extra"
+    )
     args = parser.parse_args(argv)
+    if args.command == "folds":
+        in_folds(args)
+        return 0
     if args.command == "record":
         rows = record(args.set or set_names(), args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
