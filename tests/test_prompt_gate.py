@@ -9,6 +9,8 @@ import pytest
 
 from ihmt import IHMT
 from ihmt.loop import prompt_gate, prompt_gate_trees
+from tests.helpers_forests import recorded_inputs
+from tests.helpers_forests import split_on as one_split
 
 NOTES = [
     "All backend services target Python 3.12 since the January upgrade.",
@@ -35,22 +37,12 @@ def gate_with(monkeypatch, trees, base: float = 0.0, min_memories: int = 0) -> N
 
 
 def split_on(feature: str, below: float, above: float, at: float = 0.5) -> str:
-    """One tree as text: ``feature`` <= ``at`` adds ``below``, else ``above``."""
-    index = prompt_gate.FEATURES.index(feature)
-    return f"{index},{at},1,2,0.0 -1,0,0,0,{below} -1,0,0,0,{above}"
+    return one_split(prompt_gate.FEATURES, feature, below, above, at)
 
 
 def test_the_input_has_one_value_per_named_feature(memory, monkeypatch):
     monkeypatch.setattr(prompt_gate, "MIN_MEMORIES", 0)
-    seen: list[list[float]] = []
-    original = prompt_gate.features
-
-    def spy(*args, **kwargs):
-        x = original(*args, **kwargs)
-        seen.append(x)
-        return x
-
-    monkeypatch.setattr(prompt_gate, "features", spy)
+    seen = recorded_inputs(monkeypatch, prompt_gate)
     memory.prompt_recall("where do the staging logs go?")
     assert seen and len(seen[0]) == len(prompt_gate.FEATURES)
     x = dict(zip(prompt_gate.FEATURES, seen[0], strict=True))
@@ -70,14 +62,7 @@ def test_a_question_the_forest_trusts_gets_a_block_and_one_it_doubts_none(memory
 
 def test_a_word_no_memory_holds_counts_apart_from_what_the_block_shows(memory, monkeypatch):
     monkeypatch.setattr(prompt_gate, "MIN_MEMORIES", 0)
-    seen: list[list[float]] = []
-    original = prompt_gate.features
-
-    def spy(*args, **kwargs):
-        seen.append(original(*args, **kwargs))
-        return seen[-1]
-
-    monkeypatch.setattr(prompt_gate, "features", spy)
+    seen = recorded_inputs(monkeypatch, prompt_gate)
     memory.prompt_recall("where do the staging kafka logs go?")
     x = dict(zip(prompt_gate.FEATURES, seen[-1], strict=True))
     # "kafka" is in no memory: no block could show it, so it is not held against the Loki note

@@ -9,6 +9,8 @@ import pytest
 from ihmt import IHMT
 from ihmt.render import compact_answer
 from ihmt.search import unanswered, unanswered_trees
+from tests.helpers_forests import recorded_inputs
+from tests.helpers_forests import split_on as one_split
 from tests.test_answers import FILLER, save_all
 
 MOXA = [
@@ -33,21 +35,11 @@ def judge_with(monkeypatch, trees: list[str], base: float = 0.0) -> None:
 
 
 def split_on(feature: str, below: float, above: float, at: float = 0.5) -> str:
-    """One tree as text: ``feature`` <= ``at`` adds ``below``, else ``above``."""
-    index = unanswered.FEATURES.index(feature)
-    return f"{index},{at},1,2,0.0 -1,0,0,0,{below} -1,0,0,0,{above}"
+    return one_split(unanswered.FEATURES, feature, below, above, at)
 
 
 def test_the_input_has_one_value_per_named_feature(memory, monkeypatch):
-    seen: list[list[float]] = []
-    original = unanswered.features
-
-    def spy(*args, **kwargs):
-        x = original(*args, **kwargs)
-        seen.append(x)
-        return x
-
-    monkeypatch.setattr(unanswered, "features", spy)
+    seen = recorded_inputs(monkeypatch, unanswered)
     memory.search("what firmware is the Moxa NPort 5110A on?")
     assert seen and len(seen[0]) == len(unanswered.FEATURES)
     x = dict(zip(unanswered.FEATURES, seen[0], strict=True))
