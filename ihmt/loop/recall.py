@@ -261,6 +261,16 @@ def asks_again(question: str, text: str, weights: dict[str, float]) -> bool:
     return sum(weights.get(t, 1.0) for t in shared) / total >= ASKED_BEFORE_SHARE
 
 
+def _nothing_to_recall(text: str) -> bool:
+    """A reply to the agent ("yes do it", "ok thanks"), or a request made only of doing the
+    work ("run the tests again"): no memory is asked for, whatever the search found."""
+    from .patterns import REQUEST
+
+    if replies_to_agent(text):
+        return True
+    return bool(REQUEST.search(after_acknowledgement(text))) and not set(terms(text)) - _DOING_WORDS
+
+
 def _confident_hits(result, text: str, again: bool, learned: bool | None = None) -> list:
     """The memories to show for a prompt that names nothing (module doc); ``again``: the best
     one is a reply to the agent's question the prompt asks again (``asks_again``);
@@ -268,11 +278,9 @@ def _confident_hits(result, text: str, again: bool, learned: bool | None = None)
     from .patterns import REQUEST  # here: most prompts never get this far
 
     best = result.best
-    if replies_to_agent(text):  # "yes do it", "ok thanks": not a question
+    if _nothing_to_recall(text):
         return []
     request = REQUEST.search(after_acknowledgement(text))
-    if request and not set(terms(text)) - _DOING_WORDS:
-        return []  # "run the tests again": every word is about doing the work
     if learned is not None:
         return result.hits[:PROMPT_HITS] if learned else []
     # a question about how things are ("which python version do we target?") gets memories
@@ -384,14 +392,19 @@ def _hits_for(memory, text: str, project: str):
         # reply "CI_TRANSFORMER" holds little of the prompt), but the prompt asks the agent's
         # question again
         return result, hits or ([result.best] if again else [])
-    learned = _learned_gate(memory, result, text, question, again)
+    if _nothing_to_recall(text):  # most prompts: the gate's lookups would be wasted
+        return result, []
+    learned = _learned_gate(memory, result, text, question, again, weights)
     return result, _confident_hits(result, text, again, learned)
 
 
-def _learned_gate(memory, result, text: str, question: str, again: bool) -> bool | None:
+def _learned_gate(
+    memory, result, text: str, question: str, again: bool, weights: dict[str, float]
+) -> bool | None:
     """Whether the fitted gate (prompt_gate.py) shows memories for a prompt that names
     nothing; None when no forest is shipped for the search's mode or the store is smaller
-    than the ones it was fitted on."""
+    than the ones it was fitted on. ``weights``: the prompt's word rarities when the caller
+    has them already (min_df 1), else {}."""
     from .patterns import REQUEST
 
     if result.total_leaves < prompt_gate.MIN_MEMORIES:
@@ -401,7 +414,7 @@ def _learned_gate(memory, result, text: str, question: str, again: bool) -> bool
         result,
         text,
         words,
-        memory.term_weights(text, min_df=1),
+        weights or memory.term_weights(text, min_df=1),
         memory.unknown_terms(text),
         asks=asks(text),
         request=bool(REQUEST.search(after_acknowledgement(text))),
