@@ -199,6 +199,12 @@ SETS = {
     # scheduler (two Javiers), a Mendoza winery's shop and cellar inventory (two Lucías), a
     # Dublin fintech's card-settlement reconciliation with a Spanish colleague (two Seáns)
     "blind34": ["ferroviario", "vinoteca", "reconcile"],
+    # written blind in the thirty-second session: a Cusco alpaca-textile cooperative's order
+    # and inventory app (two Rosas, a quarter in Peruvian Spanish), a Seville tram operator's
+    # depot-maintenance and spare-parts service (two Manueles, a third in Spanish), a
+    # Montevideo digital newspaper's headless CMS and paywall (two Lucías, some Rioplatense
+    # Spanish)
+    "blind35": ["telar", "tranvia", "redaccion"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
