@@ -39,7 +39,7 @@ from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
-from . import learned_order, unanswered
+from . import change_judge, learned_order, unanswered
 from .acronyms import spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
@@ -65,7 +65,7 @@ from .restatement import (
     prefer_news,
     tells_change,
 )
-from .supersession import asked_statement, changes_statement
+from .supersession import asked_statement
 from .unknown_names import (
     named_terms,
     near_known,
@@ -298,7 +298,15 @@ class SearchEngine:
             ranked = earlier
         elif not history and not years_or_months(query.text) and as_question:
             ranked = self._follow_change(
-                ranked, full_idf, n, avgdl, root, leaf_filter, answers_shape
+                ranked,
+                full_idf,
+                n,
+                avgdl,
+                root,
+                leaf_filter,
+                answers_shape,
+                new_value if shapes else None,
+                now,
             )
         if dense is not None and not history and not query.clue_terms:
             ranked = _lead_by_meaning(ranked, dense, links, now)
@@ -497,18 +505,30 @@ class SearchEngine:
         return cands
 
     def _follow_change(
-        self, ranked: list, full_idf: dict, n: int, avgdl: float, root, keep, answers_shape=None
+        self,
+        ranked: list,
+        full_idf: dict,
+        n: int,
+        avgdl: float,
+        root,
+        keep,
+        answers_shape=None,
+        new_value=None,
+        now: bool = False,
     ):
         """A question about now whose leading memory was changed by a later one in other
-        words ("resized from CX22 to CX32"): the later one answers, the leader follows marked
-        OUTDATED for this question. One descent, for the rare words of the statement asked
-        about, among memories dated after the leader (search/supersession.py)."""
+        words ("resized from CX22 to CX32", "the general node group now runs m7g.xlarge"):
+        the later one answers, the leader follows marked OUTDATED for this question. One
+        descent, for the rare words of the statement asked about, among memories dated after
+        the leader (search/supersession.py); the fitted judge (search/change_judge.py)
+        picks which of them, if any, gives the statement's new value."""
         if not ranked or getattr(ranked[0], "pinned", False):
             return ranked
         lead = ranked[0]
         lead_date = lead.ref.get("date") or ""
         lead_is_memory = (lead.ref.get("source") or "memory") == "memory"
-        statement = asked_statement(self._content_of(lead), full_idf)
+        lead_text = self._content_of(lead)
+        statement = asked_statement(lead_text, full_idf)
         words = set(parse_query(statement).terms)
         if not statement or len(words) < MIN_STATEMENT_WORDS:
             return ranked
@@ -517,9 +537,9 @@ class SearchEngine:
         rare = {t for t in words if 0 < dfs.get(t, 0) <= max(3, COMMON_SHARE * n)}
         if not rare:
             return ranked
-        # the change names the old value, one of the rare words, so that word is in two
-        # memories at least: a descent for those alone opens only the branches holding them,
-        # however large the store
+        # the change shares the statement's rarest words, so each is in two memories at
+        # least: a descent for those alone opens only the branches holding them, however
+        # large the store
         asked = sorted((t for t in rare if dfs[t] >= 2), key=lambda t: (dfs[t], t))
         asked = asked[:CHANGE_WORDS]
         if not asked:
@@ -530,22 +550,47 @@ class SearchEngine:
             return (ref.get("date") or "") > lead_date and (keep is None or keep(ref))
 
         descent = self.navigator.descend(weights, avgdl, CHANGE_CANDIDATES, root, later)
-        for cand in descent.candidates:
-            if cand.ref["id"] == lead.ref["id"] or (cand.ref.get("source") or "memory") != "memory":
-                continue
-            if cand.ref.get("project") != lead.ref.get("project"):
-                continue
-            if not changes_statement(words, self._content_of(cand), rare, lead_is_memory):
-                continue
-            if answers_shape is not None and not answers_shape(cand):
-                continue  # a new value of "what time is X" holds a time
-            present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
-            newer = present or cand
-            stand_in(newer, lead)
-            lead.restated = True
-            lead.changed_by = newer
-            return [newer] + [c for c in ranked if c is not newer]
-        return ranked
+        found = [
+            cand
+            for cand in descent.candidates
+            if cand.ref["id"] != lead.ref["id"]
+            and (cand.ref.get("source") or "memory") == "memory"
+            and cand.ref.get("project") == lead.ref.get("project")
+            # a new value of "what time is X" holds a time
+            and (answers_shape is None or answers_shape(cand))
+        ]
+        if not found:
+            return ranked
+        word_idf = self._idf_of(
+            [lead, *found], n, {t: idf(dfs.get(t, 0), max(n, 1)) for t in words}
+        )
+        context = change_judge.ChangeContext(
+            statement_terms=words,
+            rare=rare,
+            word_idf=word_idf,
+            question_idf=full_idf,
+            lead_text=lead_text,
+            statement=statement,
+            lead_date=lead_date,
+            lead_is_memory=lead_is_memory,
+            lead_matched=set(lead.matched),
+            lead_terms=frozenset(lead.ref.get("tf") or ()),
+            found=len(found),
+            asks_now=now,
+            answers_shape=answers_shape,
+            new_value=new_value,
+            ranked_ids=[c.ref["id"] for c in ranked[: learned_order.WINDOW]],
+        )
+        chosen = change_judge.choose(found, [self._content_of(c) for c in found], context)
+        if chosen is None:
+            return ranked
+        cand = found[chosen]
+        present = next((c for c in ranked if c.ref["id"] == cand.ref["id"]), None)
+        newer = present or cand
+        stand_in(newer, lead)
+        lead.restated = True
+        lead.changed_by = newer
+        return [newer] + [c for c in ranked if c is not newer]
 
     def _find_earlier(self, ranked: list, query, full_idf: dict, n, avgdl, root, leaf_filter):
         """The state before the change the leader tells of, by one more descent among older
