@@ -29,6 +29,7 @@ from pathlib import Path
 from agent_questions import ANSWERABLE_KINDS, SETS, build_store, load_corpus
 from forests import fitted_classifier, packed_literal, with_base
 
+from ihmt import boosted
 from ihmt.search import change_judge
 
 DEPTH = 3
@@ -123,7 +124,7 @@ def choices(rows: list[dict], fitted, threshold: float) -> tuple[int, int, int]:
     for r in rows:
         best, best_p = None, threshold
         for index, x in enumerate(r["x"]):
-            p = _probability(trees, base, x)
+            p = change_judge.probability(x, trees, base)
             if p >= best_p:
                 best, best_p = index, p
         right, wrong, missed = _tally(r["y"], best, right, wrong, missed)
@@ -146,15 +147,6 @@ def _tally(labels, best, right, wrong, missed):
     return right, wrong + 1, missed
 
 
-def _probability(trees, base, x) -> float:
-    import math
-
-    from ihmt import boosted
-
-    raw = base + boosted.tree_score(trees, list(x))
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
-
-
 def leave_one_set_out(rows: list[dict], rounds: int) -> None:
     """Each set's corpora judged by a forest fitted on the other sets' rows."""
     set_of = {name: chosen for chosen, names in SETS.items() for name in names}
@@ -165,9 +157,7 @@ def leave_one_set_out(rows: list[dict], rounds: int) -> None:
         trees, base = fit(
             [r for r in rows if set_of.get(r["corpus"], r["corpus"]) != group], rounds
         )
-        from ihmt import boosted
-
-        fitted = (boosted.forest(boosted.pack(trees)), base)
+        fitted = (boosted.pack(trees), base)
         for t in THRESHOLDS:
             for k, v in enumerate(choices(held, fitted, t)):
                 totals[t][k] += v
@@ -200,7 +190,7 @@ def check_left_out(
         if only and chosen not in only:
             continue
         trees, base = fit([r for r in rows if set_of.get(r["corpus"]) != chosen])
-        change_trees.LEXICAL = packed_literal_value(trees)
+        change_trees.LEXICAL = boosted.pack(trees)
         change_trees.LEXICAL_BASE = base
         for name in names:
             scored += run_corpus(name, semantic)
@@ -210,12 +200,6 @@ def check_left_out(
     if out:
         Path(out).write_text(json.dumps(scored, indent=1), encoding="utf-8")
     return 0
-
-
-def packed_literal_value(trees) -> str:
-    from ihmt import boosted
-
-    return boosted.pack(trees)
 
 
 def write_module(fitted) -> None:

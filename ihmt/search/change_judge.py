@@ -183,14 +183,17 @@ def _years_after(date: str, lead_date: str) -> float:
     return max(0.0, min(1.0, days.days / 365.0))
 
 
-def probability(x: Sequence[float]) -> float | None:
+def probability(
+    x: Sequence[float], trees: Sequence | str | None = None, base: float | None = None
+) -> float | None:
     """The fitted probability that the memory gives the statement's new value; None when no
-    forest is shipped (the rule then decides)."""
-    if not change_trees.LEXICAL:
+    forest is shipped (the rule then decides). ``trees`` and ``base``: another forest (the
+    fitting script's, judging corpora it was not fitted on)."""
+    packed = change_trees.LEXICAL if trees is None else trees
+    if not packed:
         return None
-    raw = change_trees.LEXICAL_BASE + boosted.tree_score(
-        boosted.forest(change_trees.LEXICAL), list(x)
-    )
+    offset = change_trees.LEXICAL_BASE if base is None else base
+    raw = offset + boosted.tree_score(boosted.forest(packed), list(x))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
 
 
