@@ -97,3 +97,24 @@ def test_change_asked_reads_only_the_sentences_telling_of_a_change(text, expecte
     idf = {"bicival_stations": 3.0, "upsert": 2.0, "resource": 2.0, "datastore": 2.0}
     share = change_judge._change_asked(text, idf)
     assert {"none": share == 0.0, "low": 0.0 < share < 0.5, "high": share >= 0.5}[expected]
+
+
+def test_even_a_forest_taking_everything_leaves_another_environments_value(tmp_path, monkeypatch):
+    """The judge only hears later memories about the same thing: one that lacks the
+    environment the question and the leader name ("stg") is production's value, not a new
+    value of staging's, whatever the trees would say."""
+    _judge_with(monkeypatch, [split_on(change_judge.FEATURES, "rule", 4.0, 4.0)])
+    memory = IHMT.initialize(tmp_path / "ws")
+    staging = memory.save(
+        "almena-ingest staging runs on the GKE cluster almena-stg, namespace ingest.",
+        timestamp="2026-04-20T10:00:00",
+    ).leaf_ids[0]
+    for day, note in enumerate(OTHER, start=1):
+        memory.save(note, timestamp=f"2026-05-0{day}T10:00:00")
+    memory.save(
+        "almena-ingest production moved to GKE: cluster almena-prod, namespace ingest.",
+        timestamp="2026-09-09T10:00:00",
+    )
+    result = memory.search("Which GKE cluster is almena-ingest stg on?")
+    assert result.hits[0].leaf_id == staging
+    memory.close()

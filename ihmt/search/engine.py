@@ -307,6 +307,9 @@ class SearchEngine:
                 answers_shape,
                 new_value if shapes else None,
                 now,
+                [named for _, named in settings],
+                asked_thing,
+                shape_words,
             )
         if dense is not None and not history and not query.clue_terms:
             ranked = _lead_by_meaning(ranked, dense, links, now)
@@ -515,6 +518,9 @@ class SearchEngine:
         answers_shape=None,
         new_value=None,
         now: bool = False,
+        settings: list | None = None,
+        asked_thing: frozenset[str] = frozenset(),
+        shape_words: frozenset[str] = frozenset(),
     ):
         """A question about now whose leading memory was changed by a later one in other
         words ("resized from CX22 to CX32", "the general node group now runs m7g.xlarge"):
@@ -550,6 +556,21 @@ class SearchEngine:
             return (ref.get("date") or "") > lead_date and (keep is None or keep(ref))
 
         descent = self.navigator.descend(weights, avgdl, CHANGE_CANDIDATES, root, later)
+        lead_tf = set(lead.ref.get("tf") or ())
+
+        def same_thing(cand) -> bool:
+            """Not another thing's value: it keeps the question's settings the leader holds
+            ("Almena stg", not production) and, when the leader holds what a which-question
+            asks for ("runner"), holds it too or a new value of its shape. (A name the change
+            need not repeat: "resized from CX22 to CX32" names no Hetzner.)"""
+            tf = set(cand.ref.get("tf") or ())
+            if any(set(word) <= lead_tf and not set(word) <= tf for word in settings or ()):
+                return False
+            if asked_thing and asked_thing <= lead_tf and not asked_thing & tf:
+                text = self._content_of(cand)
+                return bool(asked_thing <= shape_words and new_value and new_value(text, lead_text))
+            return True
+
         found = [
             cand
             for cand in descent.candidates
@@ -558,6 +579,7 @@ class SearchEngine:
             and cand.ref.get("project") == lead.ref.get("project")
             # a new value of "what time is X" holds a time
             and (answers_shape is None or answers_shape(cand))
+            and same_thing(cand)
         ]
         if not found:
             return ranked

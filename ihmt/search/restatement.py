@@ -381,6 +381,11 @@ _CHANGE_RE = re.compile(
     r"onwards|taken over|pushed to|(?:is|are|was|were) back (?:up |down )?to|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
+    # a correction said as one, moves of people and things, a return, "instead of" in
+    # Spanish, and the same in French
+    r"correction|corrección|relocated|recreated|scaled (?:out|up|down|in) to|"
+    r"se movió|movió|se mueve|se muda|se mudan|se mudó|vuelven? a|en vez de|en lugar de|"
+    r"es (?:el nuevo|la nueva)|passe à|passent à|désormais|maintenant|remplacée?s?|"
     # a rule that starts applying at some point: "Starting with 5.14, code freeze is ...",
     # "as of June", "a partir del lunes", "from next sprint"
     r"starting (?:with|from|on|in|next|this|today|tomorrow)|as of|going forward|"
