@@ -20,17 +20,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date as _date
+from functools import cached_property
 
 from .. import boosted
 from ..text.tokenize import terms
 from . import change_trees
 from .restatement import tells_change
-from .supersession import leaves_behind, names_old_value
+from .supersession import SENTENCE_BREAK, leaves_behind, names_old_value
 
 THRESHOLD = 0.5  # the fitted probability a later memory must reach to answer in the leader's place
 RULE_TAKES = False  # a change naming the old value answers when the forest takes none
 LONG_TEXT = 3000  # words: a memory this long has the full length signal
-_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
 _VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
 
 FEATURES = (
@@ -85,6 +85,32 @@ class ChangeContext:
     new_value: Callable[[str, str], bool] | None = None
     ranked_ids: Sequence[str] = ()
 
+    # what depends on the leader and the question alone, worked out once for the up to five
+    # later memories judged against it
+    @cached_property
+    def lead_values(self) -> set[str]:
+        return set(_VALUE.findall(self.lead_text[:20000].casefold()))
+
+    @cached_property
+    def lead_tells_change(self) -> bool:
+        return tells_change(self.lead_text)
+
+    @cached_property
+    def statement_values(self) -> int:
+        return len(set(_VALUE.findall(self.statement.casefold())))
+
+    @cached_property
+    def lead_words(self) -> set[str]:
+        return {t for t in self.question_idf if t in self.lead_matched}
+
+    @cached_property
+    def rarest(self) -> str | None:
+        return max(self.question_idf, key=lambda t: (self.question_idf[t], t), default=None)
+
+    @cached_property
+    def asked_in_statement(self) -> dict[str, float]:
+        return {t: v for t, v in self.question_idf.items() if t in self.statement_terms}
+
 
 def features(cand, text: str, place: int, ctx: ChangeContext) -> list[float]:
     """One vector, in FEATURES order, for a later memory ``cand`` (its ``text``) found
@@ -95,15 +121,13 @@ def features(cand, text: str, place: int, ctx: ChangeContext) -> list[float]:
     statement_mass = _mass(ctx.statement_terms, ctx.word_idf) or 1.0
     own_mass = _mass(held, ctx.word_idf) or 1.0
     question_mass = math.fsum(ctx.question_idf.values()) or 1.0
-    lead_words = {t for t in ctx.question_idf if t in ctx.lead_matched}
-    rarest = max(ctx.question_idf, key=lambda t: (ctx.question_idf[t], t), default=None)
+    lead_words, rarest = ctx.lead_words, ctx.rarest
     names_old = names_old_value(text, ctx.statement_terms, ctx.rare)
     behind = ctx.lead_is_memory and leaves_behind(text, ctx.statement_terms, ctx.rare)
     change = tells_change(text)
     shape = ctx.answers_shape(cand) if ctx.answers_shape is not None else False
     new = ctx.new_value(text, ctx.lead_text) if ctx.new_value is not None else False
-    lead_values = set(_VALUE.findall(ctx.lead_text[:20000].casefold()))
-    new_numbers = set(_VALUE.findall(text[:4000].casefold())) - lead_values
+    new_numbers = set(_VALUE.findall(text[:4000].casefold())) - ctx.lead_values
     ranked = list(ctx.ranked_ids[:5])
     rank = ranked.index(cand.ref["id"]) if cand.ref["id"] in ranked else -1
     words = sum(tf.values())
@@ -129,8 +153,8 @@ def features(cand, text: str, place: int, ctx: ChangeContext) -> list[float]:
         1.0 if ctx.asks_now else 0.0,
         1.0 if rarest is not None and rarest in held else 0.0,
         min(len(new_numbers), 5) / 5.0,
-        min(len(set(_VALUE.findall(ctx.statement.casefold()))), 5) / 5.0,
-        1.0 if tells_change(ctx.lead_text) else 0.0,
+        min(ctx.statement_values, 5) / 5.0,
+        1.0 if ctx.lead_tells_change else 0.0,
         _mass(held & ctx.lead_terms, ctx.word_idf) / (_mass(ctx.lead_terms, ctx.word_idf) or 1.0),
         1.0 if tells_change(_densest_sentence(text, ctx.rare)) else 0.0,
         min(ctx.found, 5) / 5.0,
@@ -142,7 +166,7 @@ def features(cand, text: str, place: int, ctx: ChangeContext) -> list[float]:
 def _asked_held(held: set[str], ctx: ChangeContext) -> float:
     """The share of the question's words that the statement holds (by idf) that ``held``
     holds too: a correction of another detail of the same memory lacks them."""
-    asked = {t: v for t, v in ctx.question_idf.items() if t in ctx.statement_terms}
+    asked = ctx.asked_in_statement
     total = math.fsum(asked.values())
     return math.fsum(v for t, v in asked.items() if t in held) / total if total else 0.0
 
@@ -155,7 +179,7 @@ def _change_asked(text: str, question_idf: dict[str, float]) -> float:
     if not total:
         return 0.0
     held: set[str] = set()
-    for sentence in _SENTENCE_END.split(text[:4000]):
+    for sentence in SENTENCE_BREAK.split(text[:4000]):
         if tells_change(sentence):
             held.update(terms(sentence))
     return math.fsum(v for t, v in question_idf.items() if t in held) / total
@@ -164,7 +188,7 @@ def _change_asked(text: str, question_idf: dict[str, float]) -> float:
 def _densest_sentence(text: str, words: set[str]) -> str:
     """The sentence of ``text`` holding the most of ``words``."""
     best, most = "", 0
-    for sentence in _SENTENCE_END.split(text[:4000]):
+    for sentence in SENTENCE_BREAK.split(text[:4000]):
         held = len(words & set(terms(sentence)))
         if held > most:
             best, most = sentence, held

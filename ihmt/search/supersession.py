@@ -25,7 +25,7 @@ from ..text.tokenize import fold, terms
 from .restatement import tells_change
 from .unknown_names import CALENDAR_WORDS
 
-_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+|\n+")
+SENTENCE_BREAK = re.compile(r"(?<=[.;!?])\s+|\n+")
 SENTENCE_CHARS = 400  # a statement longer than this is cut: its words stay specific
 
 
@@ -33,7 +33,7 @@ def asked_statement(content: str, asked: dict[str, float]) -> str:
     """The sentence of ``content`` holding the most of the question's weight (``asked``:
     question term -> idf); "" when no sentence holds any."""
     best, best_mass = "", 0.0
-    for sentence in _SENTENCE_END.split(content[:20000]):
+    for sentence in SENTENCE_BREAK.split(content[:20000]):
         sentence = sentence.strip()
         if not sentence:
             continue
