@@ -205,6 +205,12 @@ SETS = {
     # Montevideo digital newspaper's headless CMS and paywall (two Lucías, some Rioplatense
     # Spanish)
     "blind35": ["telar", "tranvia", "redaccion"],
+    # written blind in the thirty-third session: a Valencia citrus exporter's cold-chain
+    # tracking and shipping app (two Vicentes, a fifth in Spanish), a Guadalajara theatre
+    # chain's ticketing backend moving from PHP to Go (two Alejandras, a fifth in Mexican
+    # Spanish), a Barcelona maintainer's open-source Python tiling library with a consulting
+    # client (two Ingrids, a fifth in Spanish)
+    "blind36": ["cosecha", "taquilla", "geotiles"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (
