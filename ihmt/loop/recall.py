@@ -7,6 +7,7 @@ Both say nothing rather than something weak. A prompt that names someone or some
 about what it names — the memory's speaker, or the name in its words — and that hold enough of
 the prompt's other words, and only when no memory about something else holds those words
 better (then the prompt is asking about the wrong person or thing, and a block would mislead);
+in a larger store a fitted gate (named_gate.py) overrules those two floors when it is clear;
 the best memory by the whole prompt joins them when it passes the gate below and holds some of
 those words (the name may be a product's, "Heroku", and the answer a person's). A prompt that
 names nothing gets memories when a fitted gate (prompt_gate.py) judges that the search's top
@@ -29,7 +30,7 @@ from ..text.reply import own_words, split_reply
 from ..text.tokenize import terms
 from ..text.tokens import estimate_tokens
 from ..vcs.project import same_project
-from . import prompt_gate
+from . import named_gate, prompt_gate
 
 PROMPT_TOKENS = 400
 BRIEF_TOKENS = 600
@@ -191,18 +192,27 @@ def _mentions(content: str, names: list[str]) -> bool:
 
 
 def _named_hits(
-    result, text: str, names: list[str], weights: dict[str, float], nearby: list = ()
+    result,
+    text: str,
+    names: list[str],
+    weights: dict[str, float],
+    nearby: list = (),
+    unknown: set[str] = frozenset(),
 ) -> list:
-    """The hits about the prompt's names, when one of them holds enough of the prompt's other
-    words, or [] when a memory about something else holds those words better (the wrong
-    person was asked about). The others about the name come along when they hold some, and
-    so does the first of ``nearby`` (what the prompt would get if it named nothing) that
-    holds as much: a Capitalised word may name a product, not the person who holds the
-    answer ("who signs off on a paid Heroku add-on?" and "Gordon Pike approves paid
-    add-ons").
-    ``weights``: each word's rarity; "the charity race" tells the memory apart, "did" and
-    "realize" hardly do. The one that qualifies must hold them in its own words: the question
-    a captured answer keeps finds it, but is someone else's words about someone else."""
+    """The hits about the prompt's names, when they likely hold what it asks, or []. The best
+    memory about the name must hold its other words in its own words: the question a
+    captured answer keeps finds it, but is someone else's words about someone else. The
+    others about the name come along when they hold some, and so does the first of ``nearby``
+    (what the prompt would get if it named nothing) that holds as much: a Capitalised word
+    may name a product, not the person who holds the answer ("who signs off on a paid Heroku
+    add-on?" and "Gordon Pike approves paid add-ons").
+    Whether the block is shown: the fitted gate of named_gate.py when a forest is shipped,
+    else two floors: the best memory about the name holds a fair share of the prompt's
+    other words, and no memory about something else holds more (the wrong person was asked
+    about). ``weights``: each word's rarity; "the charity race" tells the memory apart,
+    "did" and "realize" hardly do. ``unknown``: the words no memory holds."""
+    from .patterns import REQUEST
+
     name_terms = {t for n in names for t in terms(n)}
     rest = [
         t for t in dict.fromkeys(terms(text)) if t not in name_terms and not _DATE_WORDS.match(t)
@@ -210,30 +220,59 @@ def _named_hits(
     total = sum(weights.get(t, 1.0) for t in rest)
     own_terms: dict[str, set[str]] = {}
 
-    def weight(held: set[str]) -> float:
-        return sum(weights.get(t, 1.0) for t in held)
+    def own(hit) -> set[str]:
+        if hit.leaf_id not in own_terms:
+            own_terms[hit.leaf_id] = set(terms(own_words(hit.content)))
+        return own_terms[hit.leaf_id]
 
-    def share(hit, own: bool = False) -> float:
+    def share(hit, in_own_words: bool = False) -> float:
         if total <= 0:
             return 1.0  # a prompt of names only ("When was Jon in Rome?") asks about them
         held = set(hit.matched_terms) & set(rest)
-        if not own or not held:
-            return weight(held) / total
-        if hit.leaf_id not in own_terms:
-            own_terms[hit.leaf_id] = set(terms(own_words(hit.content)))
-        return weight(held & own_terms[hit.leaf_id]) / total
+        if in_own_words and held:
+            held &= own(hit)
+        return sum(weights.get(t, 1.0) for t in held) / total
 
     about = [h for h in result.hits if is_about(h.content, names)]
     if not about:
         return []
     others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
     elsewhere = max((share(h) for h in others), default=0.0)
-    lead = max(about, key=lambda h: share(h, own=True))
-    if share(lead, own=True) < NAMED_COVERAGE or share(lead, own=True) < elsewhere:
-        return []
+    # LoCoMo's friends answer each other by name: "Hey James, ..." told by John is about John
+    spoken_by_others = [
+        h for h in result.hits if _speaker(h.content) and not is_about(h.content, names)
+    ]
+    other_speaker = max((share(h) for h in spoken_by_others), default=0.0)
+    lead = max(about, key=lambda h: share(h, in_own_words=True))
+    lead_own = share(lead, in_own_words=True)
+    rule = lead_own >= NAMED_COVERAGE and lead_own >= elsewhere
     picked = [h for h in about[:NAMED_HITS] if h is lead or share(h) >= NAMED_EXTRA]
     picked = picked if lead in picked else [lead, *picked[: NAMED_HITS - 1]]
-    return picked + [h for h in nearby if h not in picked and share(h) >= NAMED_EXTRA][:1]
+    block = picked + [h for h in nearby if h not in picked and share(h) >= NAMED_EXTRA][:1]
+    held = set().union(*((set(h.matched_terms) | own(h)) & set(rest) for h in block))
+    x = named_gate.features(
+        block,
+        result,
+        lead,
+        rule=rule,
+        lead_share=share(lead),
+        lead_own_share=lead_own,
+        elsewhere=elsewhere,
+        other_speaker=other_speaker,
+        about=len(about),
+        held_together=held,
+        rest=rest,
+        weights=weights,
+        unknown=unknown,
+        names=len(names),
+        asks=asks(text),
+        request=bool(REQUEST.search(after_acknowledgement(text))),
+        length=len(text.split()),
+        speaks=any(_names_match(n, _speaker(own_words(lead.content))) for n in names),
+    )
+    fitted = result.total_leaves >= named_gate.MIN_MEMORIES
+    chance = named_gate.probability(x, result.meaning) if fitted else None
+    return block if named_gate.shows(rule, chance) else []
 
 
 def agents_question(content: str) -> str:
@@ -387,7 +426,9 @@ def _hits_for(memory, text: str, project: str):
     weights = memory.term_weights(text, min_df=1) if names or question else {}
     again = asks_again(question, text, weights)
     if names:
-        hits = _named_hits(result, text, names, weights, _confident_hits(result, text, again))
+        nearby = _confident_hits(result, text, again)
+        unknown = memory.unknown_terms(text)
+        hits = _named_hits(result, text, names, weights, nearby, unknown)
         # no memory about the name qualified ("which Snowflake role does CI run as?": the
         # reply "CI_TRANSFORMER" holds little of the prompt), but the prompt asks the agent's
         # question again
