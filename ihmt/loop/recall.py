@@ -206,10 +206,10 @@ def _named_hits(
     (what the prompt would get if it named nothing) that holds as much: a Capitalised word
     may name a product, not the person who holds the answer ("who signs off on a paid Heroku
     add-on?" and "Gordon Pike approves paid add-ons").
-    Whether the block is shown: the fitted gate of named_gate.py when a forest is shipped,
-    else two floors: the best memory about the name holds a fair share of the prompt's
-    other words, and no memory about something else holds more (the wrong person was asked
-    about). ``weights``: each word's rarity; "the charity race" tells the memory apart,
+    Whether the block is shown: two floors (the best memory about the name holds a fair
+    share of the prompt's other words, and no memory about something else holds more: else
+    the wrong person was asked about), overruled by the fitted gate of named_gate.py when
+    it is clear either way. ``weights``: each word's rarity; "the charity race" tells the memory apart,
     "did" and "realize" hardly do. ``unknown``: the words no memory holds."""
     from .patterns import REQUEST
 
