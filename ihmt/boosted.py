@@ -14,6 +14,7 @@ floats are the fitted ones bit for bit, so the order the trees give does not cha
 from __future__ import annotations
 
 import base64
+import math
 import sys
 import zlib
 from array import array
@@ -112,3 +113,10 @@ def tree_score(trees: Sequence[Sequence[tuple]], x: list[float]) -> float:
             node = nodes[node[2] if x[node[0]] <= node[1] else node[3]]
         total += node[4]
     return total
+
+
+def probability(trees: Sequence | str, base: float, x: Sequence[float]) -> float:
+    """The fitted probability of a forest's positive class for one input: the trees' values
+    added to their ``base`` log-odds, through the logistic (clamped: no input overflows)."""
+    raw = base + tree_score(forest(trees), list(x))
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))

@@ -23,3 +23,11 @@ def recorded_inputs(monkeypatch, module) -> list[list[float]]:
 
     monkeypatch.setattr(module, "features", spy)
     return seen
+
+
+def use_forest(monkeypatch, gate, trees_module, trees, base: float = 0.0, min_memories: int = 0):
+    """Hand-written ``trees`` as the lexical forest of a per-prompt gate (``gate``, reading
+    ``trees_module``); a store of ``min_memories`` counts as large enough for it."""
+    monkeypatch.setattr(trees_module, "LEXICAL", trees)
+    monkeypatch.setattr(trees_module, "LEXICAL_BASE", base)
+    monkeypatch.setattr(gate, "MIN_MEMORIES", min_memories)

@@ -9,7 +9,7 @@ import pytest
 
 from ihmt import IHMT
 from ihmt.loop import named_gate, named_gate_trees
-from tests.helpers_forests import recorded_inputs
+from tests.helpers_forests import recorded_inputs, use_forest
 from tests.helpers_forests import split_on as one_split
 
 NOTES = [
@@ -31,9 +31,7 @@ def memory(tmp_path):
 
 def gate_with(monkeypatch, trees, base: float = 0.0, min_memories: int = 0) -> None:
     """Hand-written trees for the lexical mode; the four-note store counts as large enough."""
-    monkeypatch.setattr(named_gate_trees, "LEXICAL", trees)
-    monkeypatch.setattr(named_gate_trees, "LEXICAL_BASE", base)
-    monkeypatch.setattr(named_gate, "MIN_MEMORIES", min_memories)
+    use_forest(monkeypatch, named_gate, named_gate_trees, trees, base, min_memories)
 
 
 def split_on(feature: str, below: float, above: float, at: float = 0.5) -> str:

@@ -139,7 +139,5 @@ def probability(x: Sequence[float], semantic: bool) -> float | None:
     packed = named_gate_trees.SEMANTIC if semantic else named_gate_trees.LEXICAL
     if not packed:
         return None
-    trees = boosted.forest(packed)
     base = named_gate_trees.SEMANTIC_BASE if semantic else named_gate_trees.LEXICAL_BASE
-    raw = base + boosted.tree_score(trees, list(x))
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
+    return boosted.probability(packed, base, x)

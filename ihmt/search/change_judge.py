@@ -217,8 +217,7 @@ def probability(
     if not packed:
         return None
     offset = change_trees.LEXICAL_BASE if base is None else base
-    raw = offset + boosted.tree_score(boosted.forest(packed), list(x))
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
+    return boosted.probability(packed, offset, x)
 
 
 _RULE = FEATURES.index("rule")

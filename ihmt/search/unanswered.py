@@ -150,7 +150,5 @@ def probability(x: Sequence[float], semantic: bool) -> float:
     packed = unanswered_trees.SEMANTIC if semantic else unanswered_trees.LEXICAL
     if not packed:
         return 0.0
-    trees = boosted.forest(packed)
     base = unanswered_trees.SEMANTIC_BASE if semantic else unanswered_trees.LEXICAL_BASE
-    raw = base + boosted.tree_score(trees, list(x))
-    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
+    return boosted.probability(packed, base, x)
