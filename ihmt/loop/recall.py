@@ -239,9 +239,7 @@ def _named_hits(
     others = [h for h in result.hits if h not in about and not _mentions(h.content, names)]
     elsewhere = max((share(h) for h in others), default=0.0)
     # LoCoMo's friends answer each other by name: "Hey James, ..." told by John is about John
-    spoken_by_others = [
-        h for h in result.hits if _speaker(h.content) and not is_about(h.content, names)
-    ]
+    spoken_by_others = [h for h in result.hits if h not in about and _speaker(h.content)]
     other_speaker = max((share(h) for h in spoken_by_others), default=0.0)
     lead = max(about, key=lambda h: share(h, in_own_words=True))
     lead_own = share(lead, in_own_words=True)
