@@ -211,6 +211,12 @@ SETS = {
     # Spanish), a Barcelona maintainer's open-source Python tiling library with a consulting
     # client (two Ingrids, a fifth in Spanish)
     "blind36": ["cosecha", "taquilla", "geotiles"],
+    # written blind in the thirty-fourth session: a Vigo shellfish cooperative's traceability
+    # app moving from a VPS to managed Kubernetes (two Nurias, a fifth in Spanish), a
+    # Montevideo ride-hailing driver-payout platform team moving from Jenkins to GitHub Actions
+    # (two Martíns, a fifth in Spanish), an Edinburgh botanical garden digitising its herbarium
+    # with an Argentinian visiting curator (two Fionas, a fifth in Spanish)
+    "blind37": ["ostra", "relevo", "herbarium"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -55,7 +55,10 @@ OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "loop" / "named_gate_
 # questions of those are ever seen by the fit
 FIT_CONVERSATIONS = ("conv-26", "conv-30", "conv-44", "conv-47", "conv-48", "conv-49", "conv-50")
 # session batches kept out of a fit to be measured on it (written blind, run at first sight)
-BATCHES = {"hs21": ["brewlog", "wardroster", "tidegauge"]}
+BATCHES = {
+    "hs21": ["brewlog", "wardroster", "tidegauge"],
+    "hs22": ["ferryline", "barroverde", "ledgerly"],
+}
 
 
 def set_names() -> list[str]:
