@@ -351,6 +351,36 @@ def test_facts_in_the_agents_words_are_tracked(memory):
     assert memory.save("El usuario se ha mudado a Valencia.").facts == ["user::location = Valencia"]
 
 
+def test_the_newest_telling_of_the_value_in_force_answers(memory):
+    """Two memories tell of one home, a month apart: the later telling answers, and a move
+    told in the present tense is a move."""
+    first, later = save_all(
+        memory,
+        FILLER
+        + [
+            ("2026-05-14", "Marta se ha mudado a Sevilla; la mudanza fue el fin de semana."),
+            ("2026-06-15", "Marta vive en Sevilla (Triana) y trabaja en remoto desde allí."),
+        ],
+    )[-2:]
+    assert memory.search("which city does Marta live in?").best.leaf_id == later
+    plan = memory.save("Lucía se muda a Cádiz en julio.", timestamp="2026-06-20T10:00:00")
+    assert plan.facts == ["lucia::location = Cádiz"]
+
+
+def test_a_question_about_before_with_only_the_value_now_tracked_goes_by_words(memory):
+    """The tracker knows Javier's new city only; his earlier home is in words it does not read
+    as a fact, and a question about February must reach it rather than the new city."""
+    before, moved = save_all(
+        memory,
+        FILLER
+        + [
+            ("2026-02-03", "Javier lives near the office, in a flat in Gràcia; he walks to work."),
+            ("2026-06-20", "Javier moved to Valencia in June; he now works remotely."),
+        ],
+    )[-2:]
+    assert memory.search("where did Javier live in February?").best.leaf_id == before
+
+
 def test_before_a_linked_correction_answers_with_the_corrected_memory(memory):
     old = memory.save("2026-03-02: staging is on PostgreSQL 16; the team knows it.").leaf_ids[0]
     memory.save("My cousin Luis came to Benidorm with us in July 2024.")

@@ -194,6 +194,10 @@ def test_insertion_order_does_not_change_the_timeline(facts, data) -> None:
         ("We relocated to Lisbon because of work.", "user::location", "Lisbon"),
         ("vivo en Madrid desde 2020", "user::location", "Madrid"),
         ("Me mudé a Valencia a principios de 2026.", "user::location", "Valencia"),
+        ("me mudo a Lisboa en marzo", "user::location", "Lisboa"),
+        ("nos vamos a mudar a Cádiz", "user::location", "Cádiz"),
+        ("The user is moving to Sevilla.", "user::location", "Sevilla"),
+        ("El usuario se muda a Sevilla", "user::location", "Sevilla"),
         (
             "me he mudado a Santiago de Compostela, por fin",
             "user::location",
@@ -233,6 +237,16 @@ def test_insertion_order_does_not_change_the_timeline(facts, data) -> None:
         ("Ana Kowalski relocated to Lisbon.", "ana kowalski::location", "Lisbon"),
         ("Tomás Vergara is based in Santiago.", "tomas vergara::location", "Santiago"),
         ("Lucía se ha mudado a Valencia.", "lucia::location", "Valencia"),
+        ("Elena is moving to Porto next month.", "elena::location", "Porto"),
+        ("Ana Kowalski will move to Lisbon in May.", "ana kowalski::location", "Lisbon"),
+        ("Tomás will be relocating to Madrid.", "tomas::location", "Madrid"),
+        (
+            "Nuria Castro se muda a A Coruña a finales de junio.",
+            "nuria castro::location",
+            "A Coruña",
+        ),
+        ("Lucía se va a mudar a Valencia.", "lucia::location", "Valencia"),
+        ("Pedro se trasladará a Sevilla en junio.", "pedro::location", "Sevilla"),
         ("Nerea vive en Bilbao y trabaja en remoto.", "nerea::location", "Bilbao"),
     ],
 )
@@ -268,6 +282,7 @@ def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -
         "He is based in Hamburg",
         "FitZona moved to Vercel last week",
         "The standup moved to Tuesdays",
+        "Deploys move to Fridays",
         "muro's staging database is a separate Postgres on pg-muro-stg",
     ],
 )

@@ -182,10 +182,17 @@ class SearchEngine:
         time = self.time_context()
         facts = time.fact_answers(query.text) if not query.clue_terms else []
         history = asks_history(query.text)
-        if history and len(facts) >= 2 and facts[0][1] and not year_mentions(query.text):
+        before = [leaf for leaf, asked in facts if not asked]
+        if history and facts and not before:
+            # a question about before when the tracker knows only the value now: the earlier
+            # state is in a memory it did not read as this fact, so the words decide
+            facts = []
+        if history and before and facts[0][1] and not year_mentions(query.text):
             # "which database was staging on before the upgrade?": the value before the
-            # current one answers; the current one follows as what changed since
-            facts = [(facts[1][0], True), (facts[0][0], False), *facts[2:]]
+            # current one answers; the current one (each memory telling it) follows as what
+            # changed since
+            now_told = [leaf for leaf, asked in facts if asked]
+            facts = [(before[0], True), *((leaf, False) for leaf in now_told + before[1:])]
         if not facts:  # a tracked fact answers through its cue words, not the text's words
             result.missing_words = _surface_words(
                 query.text, {t for t in query.terms if not dfs.get(t)}

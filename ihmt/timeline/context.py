@@ -122,12 +122,16 @@ class StoreTimeline:
             if wanted is None:
                 continue
             timeline = resolver.timeline(question.key)
-            ordered = [wanted] + [f for f in reversed(timeline) if f is not wanted]
+            # the value's newest telling answers first ("Marta ya vive en Sevilla" after "Marta
+            # se muda a Sevilla en junio"): a later memory saying the same thing is the fresher
+            # account of it; every telling of the value asked for answers it
+            tellings = list(reversed(resolver.period_of(wanted)))
+            ordered = tellings + [f for f in reversed(timeline) if f is not wanted]
             for fact in ordered:
                 leaf_id = fact.source_leaf
                 if leaf_id and leaf_id not in seen:
                     seen.add(leaf_id)
-                    out.append((leaf_id, fact is wanted))
+                    out.append((leaf_id, any(fact is told for told in tellings)))
         return out
 
     def link_notice(self, old_id: str, new_id: str) -> str:

@@ -44,6 +44,17 @@ SHAPES = ("plain", "list", "place", "org", "env")
 _W = r"\s{1,4}"  # bounded gap between words (wrapped lines included)
 _ADV_EN = rf"(?:(?:now|currently|still|actually|also|just|recently|finally|already){_W})?"
 _VALUE = r"(?=(?P<value>[^\n\r]{1,200}))"  # zero-width: the scan resumes after the trigger
+# a move told in any tense: done ("has moved", "se ha mudado"), happening ("is moving", "se
+# muda") or planned ("will move", "se va a mudar"); a planned move is the new home from the
+# memory's date on, as a done one is
+_MOVES_EN = (
+    rf"(?:(?:has{_W})?{_ADV_EN}(?:moved|relocated)|{_ADV_EN}(?:moves|relocates)"
+    rf"|(?:is|will{_W}be){_W}{_ADV_EN}(?:moving|relocating)|will{_W}{_ADV_EN}(?:move|relocate))"
+)
+_MOVES_ES = (
+    rf"(?:(?:ha|va{_W}a){_W})?"
+    r"(?:mud(?:[oó]|ado|a|ar[aá]|ar)|traslad(?:[oó]|ado|a|ar[aá]|ar))"
+)
 _HEADER_END = r"\s{0,4}:[ \t]{0,8}(?:\r?\n[ \t]{0,8})?"
 
 
@@ -183,7 +194,8 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.es.mudanza",
         "user",
         "location",
-        rf"\b(?:me|nos){_W}(?:(?:he|hemos){_W})?(?:mud(?:[eé]|amos|ado)|traslad(?:[eé]|amos|ado))"
+        rf"\b(?:me|nos){_W}(?:(?:he|hemos|voy{_W}a|vamos{_W}a){_W})?"
+        rf"(?:mud(?:[eéo]|amos|ado|ar[eé]?|aremos)|traslad(?:[eéo]|amos|ado|ar[eé]?|aremos))"
         rf"{_W}(?:(?:ya|finalmente){_W})?a{_W}",
         "place",
         ("mud", "traslad"),
@@ -209,16 +221,15 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.en.user_moved",
         "user",
         "location",
-        rf"\bthe{_W}user{_W}(?:has{_W})?{_ADV_EN}(?:moved|relocated){_W}(?:back{_W})?to{_W}",
+        rf"\bthe{_W}user{_W}{_MOVES_EN}{_W}(?:back{_W})?to{_W}",
         "place",
-        ("moved", "relocated"),
+        ("mov", "reloc"),
     ),
     _rule(
         "location.es.usuario",
         "user",
         "location",
-        rf"\bel{_W}usuario{_W}(?:(?:ahora|ya){_W})?(?:vive{_W}en|se{_W}(?:ha{_W})?"
-        rf"(?:mud(?:[oó]|ado)|traslad(?:[oó]|ado)){_W}a){_W}",
+        rf"\bel{_W}usuario{_W}(?:(?:ahora|ya){_W})?(?:vive{_W}en|se{_W}{_MOVES_ES}{_W}a){_W}",
         "place",
         ("vive", "mud", "traslad"),
     ),
@@ -238,10 +249,10 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.en.person_moved",
         "person",
         "location",
-        rf"{_PERSON}{_W}(?:has{_W})?{_ADV_EN}(?:moved|relocated){_W}(?:back{_W})?"
+        rf"{_PERSON}{_W}{_MOVES_EN}{_W}(?:back{_W})?"
         rf"(?:from{_W}{_OLD_PLACE}{_W})?to{_W}" + _PLACE_NAME,
         "place",
-        ("moved", "relocated"),
+        ("mov", "reloc"),
     ),
     _rule(
         "location.es.person_vive",
@@ -256,7 +267,7 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.es.person_mudanza",
         "person",
         "location",
-        rf"{_PERSON}{_W}se{_W}(?:ha{_W})?(?:mud(?:[oó]|ado)|traslad(?:[oó]|ado)){_W}"
+        rf"{_PERSON}{_W}se{_W}{_MOVES_ES}{_W}"
         rf"(?:de{_W}{_OLD_PLACE}{_W})?a{_W}" + _PLACE_NAME,
         "place",
         ("mud", "traslad"),

@@ -291,6 +291,13 @@ class ConflictResolver:
         """One fact per value period of a key, oldest first (repeats are in .confirmations)."""
         return [period[0].fact for period in self._periods.get(_normalize_key(key), [])]
 
+    def period_of(self, fact: Fact) -> list[Fact]:
+        """The facts of ``fact``'s value period (the first and its repeats), oldest first."""
+        for period in self._periods.get(_normalize_key(fact.key), []):
+            if any(entry.fact is fact for entry in period):
+                return [entry.fact for entry in period]
+        return [fact]
+
     def active_state(self) -> dict[str, Fact]:
         """key -> the ACTIVE fact (the newest value period's first fact)."""
         return {key: self._periods[key][-1][0].fact for key in sorted(self._periods)}
