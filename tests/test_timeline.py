@@ -247,6 +247,9 @@ def test_insertion_order_does_not_change_the_timeline(facts, data) -> None:
         ),
         ("Lucía se va a mudar a Valencia.", "lucia::location", "Valencia"),
         ("Pedro se trasladará a Sevilla en junio.", "pedro::location", "Sevilla"),
+        ("Daniela now works from Lisbon (an hour behind).", "daniela::location", "Lisbon"),
+        ("Iker is working from Donostia this month.", "iker::location", "Donostia"),
+        ("Iker trabaja desde Bilbao.", "iker::location", "Bilbao"),
         ("Nerea vive en Bilbao y trabaja en remoto.", "nerea::location", "Bilbao"),
     ],
 )
@@ -283,6 +286,8 @@ def test_default_patterns_english_and_spanish(text: str, key: str, value: str) -
         "FitZona moved to Vercel last week",
         "The standup moved to Tuesdays",
         "Deploys move to Fridays",
+        "Ana works from home on Fridays",
+        "Ana works from the Providencia office",
         "muro's staging database is a separate Postgres on pg-muro-stg",
     ],
 )

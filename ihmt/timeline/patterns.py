@@ -240,10 +240,10 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.en.person_lives",
         "person",
         "location",
-        rf"{_PERSON}{_W}{_ADV_EN}(?:lives|resides|is{_W}{_ADV_EN}(?:living|based)){_W}in{_W}"
-        + _PLACE_NAME,
+        rf"{_PERSON}{_W}{_ADV_EN}(?:(?:lives|resides|is{_W}{_ADV_EN}(?:living|based)){_W}in"
+        rf"|(?:works|is{_W}{_ADV_EN}working){_W}from){_W}" + _PLACE_NAME,
         "place",
-        ("lives", "resides", "living", "based"),
+        ("lives", "resides", "living", "based", "works from", "working from"),
     ),
     _rule(
         "location.en.person_moved",
@@ -258,10 +258,10 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "location.es.person_vive",
         "person",
         "location",
-        rf"{_PERSON}{_W}(?:(?:ahora|ya|actualmente){_W})?vive{_W}(?:(?:ahora|ya){_W})?en{_W}"
-        + _PLACE_NAME,
+        rf"{_PERSON}{_W}(?:(?:ahora|ya|actualmente){_W})?(?:vive{_W}(?:(?:ahora|ya){_W})?en"
+        rf"|trabaja{_W}(?:(?:ahora|ya){_W})?desde){_W}" + _PLACE_NAME,
         "place",
-        ("vive",),
+        ("vive", "trabaja"),
     ),
     _rule(
         "location.es.person_mudanza",
