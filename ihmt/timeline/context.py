@@ -127,11 +127,11 @@ class StoreTimeline:
             # account of it; every telling of the value asked for answers it
             tellings = list(reversed(resolver.period_of(wanted)))
             ordered = tellings + [f for f in reversed(timeline) if f is not wanted]
-            for fact in ordered:
+            for index, fact in enumerate(ordered):
                 leaf_id = fact.source_leaf
                 if leaf_id and leaf_id not in seen:
                     seen.add(leaf_id)
-                    out.append((leaf_id, any(fact is told for told in tellings)))
+                    out.append((leaf_id, index < len(tellings)))
         return out
 
     def link_notice(self, old_id: str, new_id: str) -> str:
