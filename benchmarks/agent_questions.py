@@ -217,6 +217,12 @@ SETS = {
     # (two Martíns, a fifth in Spanish), an Edinburgh botanical garden digitising its herbarium
     # with an Argentinian visiting curator (two Fionas, a fifth in Spanish)
     "blind37": ["ostra", "relevo", "herbarium"],
+    # written blind in the thirty-fifth session: a Granada quarry company's fleet-maintenance
+    # app (Flutter, Go; two Pilars, a fifth in Spanish), a Nairobi agritech team's
+    # crop-insurance claims pipeline (Airflow, BigQuery, M-Pesa payouts; two Wanjirus, a
+    # contractor from Lima writing in Spanish), a Buenos Aires community radio's archive and
+    # streaming (Icecast, Liquidsoap, Phoenix; two Lucías, a fifth in Spanish)
+    "blind38": ["cantera", "seedbank", "radioteca"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

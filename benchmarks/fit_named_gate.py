@@ -58,6 +58,7 @@ FIT_CONVERSATIONS = ("conv-26", "conv-30", "conv-44", "conv-47", "conv-48", "con
 BATCHES = {
     "hs21": ["brewlog", "wardroster", "tidegauge"],
     "hs22": ["ferryline", "barroverde", "ledgerly"],
+    "hs23": ["tramlog", "panaderia", "choirbox"],
 }
 
 
