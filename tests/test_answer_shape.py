@@ -96,6 +96,10 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "can you link the ticket to the PR?",  # the verb
         "which Postgres extension did we enable for query stats?",  # a software extension
         "does the GeoServer vector tiles extension need a restart?",
+        "what's the BQ view Rodrigo uses that has no phone numbers?",  # a value ruled out
+        "which export runs without an email address column?",
+        "¿qué vista usa Rodrigo, la que va sin teléfono?",
+        "how long does B2 keep prior versions of files deleted on the NAS?",  # a span asked
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):

@@ -193,6 +193,7 @@ def test_a_multi_word_term_is_also_its_abbreviation():
     assert normalize("nfs") in terms("The archive is a Network File System export on nas01.")
     assert normalize("hil") in terms("The hardware-in-the-loop rig runs nightly.")
     assert normalize("bff") in terms("The backend for frontend caches profile calls.")
+    assert normalize("vps") in terms("What's the IP of the new virtual private server?")
 
 
 def test_an_abbreviation_the_vocabulary_reads_otherwise_is_kept_off_phrases(builder, tmp_path):

@@ -495,6 +495,21 @@ _NETWORK_PORT = re.compile(
 _COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "version", "url"))
 
 
+# "the BQ view that has no phone numbers", "a build without the IP allowlist": a value the
+# question rules out is not the one it asks for
+_RULED_OUT = re.compile(
+    r"(?<![a-z])(?:no|without|sin|sans|ni)\s+(?:(?:a|an|any|the|un|una|unos|unas|de|los|las|el|la)\s+)?$"
+)
+
+
+def _asks(shape: AnswerShape, folded: str) -> bool:
+    """Whether a cue of ``shape`` in the question asks for it (one not ruled out)."""
+    return any(
+        not _RULED_OUT.search(folded[max(0, m.start() - 24) : m.start()])
+        for m in shape.asks.finditer(folded)
+    )
+
+
 def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     """The answer shapes the question's wording asks for (usually none or one)."""
     text = (question or "")[:2000]
@@ -504,7 +519,7 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         return (
             tuple(shape for shape in SHAPES if shape.people) if _OPENING_WHO.search(folded) else ()
         )
-    found = [shape for shape in SHAPES if shape.asks.search(folded)]
+    found = [shape for shape in SHAPES if _asks(shape, folded)]
     if _SOFTWARE_PORT.search(folded) and not _NETWORK_PORT.search(folded):
         found = [shape for shape in found if shape.name != "port"]
     if _COUNT_NOT_MONEY.search(folded):
@@ -512,8 +527,9 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         # does Matomo anonymize?" is answered by a number, not by an address
         found = [shape for shape in found if shape.name not in _COUNTED]
     if any(shape.name in ("duration", "frequency") for shape in found):
-        # "¿cuánto tarda?": the span of time is the number asked, any digit is not
-        found = [shape for shape in found if shape.name != "number"]
+        # "¿cuánto tarda?": the span of time is the number asked, any digit is not; "how long
+        # does B2 keep prior versions of files?" asks for a span, not for a version either
+        found = [shape for shape in found if shape.name != "number" and shape.name not in _COUNTED]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
         found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
     return tuple(shape for shape in SHAPES if shape in found)

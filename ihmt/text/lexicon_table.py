@@ -3174,6 +3174,7 @@ vlan virtual local area network
 vm virtual machine
 vpc virtual private cloud
 vpn virtual private network
+vps virtual private server
 vr virtual reality
 vscode visual studio code
 walkthrough walk through
