@@ -107,3 +107,78 @@ def test_the_answer_says_which_people_share_the_name(memory):
     assert "Luis Ortega" in first and "Luis Pardo" in first
     assert result.reason_code == "namesakes"
     assert "2 people of that name" in result.reason
+
+
+def _store(tmp_path, texts):
+    store = IHMT.initialize(tmp_path / "store")
+    for day, text in enumerate(texts, start=1):
+        store.save(text, timestamp=f"2026-03-{day:02d}T09:00:00")
+    store.flush()
+    return store
+
+
+def test_a_first_name_the_list_lacks_is_a_person_where_memory_writes_of_one(tmp_path):
+    # "Wanjiru" is on no list of given names: the memories say she is someone
+    store = _store(
+        tmp_path,
+        [
+            "Wanjiru Kamau prefers Slack DMs; she mutes WhatsApp during working hours.",
+            "Wanjiru Njoroge prefers email with claims@mavuno.example copied; she is not on "
+            "our Slack.",
+            "The payout batch runs at 10:00 EAT on weekdays.",
+        ],
+    )
+    result = store.search("how does Wanjiru prefer to be contacted?")
+    store.close()
+    assert result.ambiguous, result.reason
+    assert result.reason_code == "namesakes"
+    listed = " ".join(hit.content for hit in result.candidates)
+    assert "Kamau" in listed and "Njoroge" in listed
+
+
+def test_a_name_the_list_lacks_stays_a_product_where_no_person_is_written_of(tmp_path):
+    store = _store(
+        tmp_path,
+        [
+            "Kilimo Ingest runs on Cloud Run in europe-west1 and reads the rainfall rasters.",
+            "Kilimo Payouts runs on Cloud Run in us-central1 and calls M-Pesa.",
+            "The payout batch runs at 10:00 EAT on weekdays.",
+        ],
+    )
+    result = store.search("which region does Kilimo run in on Cloud Run?")
+    store.close()
+    assert not result.ambiguous, result.reason
+
+
+def test_a_value_of_the_shape_asked_holds_the_words_that_name_it(tmp_path):
+    # Lucía Okada's memory gives her address without the words "email address"
+    store = _store(
+        tmp_path,
+        [
+            "Lucía Okada's station alias is lucia.okada@radio.example; it forwards to her Gmail.",
+            "Lucía Benítez's email address is coordinacion@radio.example; she reads it once a day.",
+            "Icecast listens on port 8000 on localhost only.",
+        ],
+    )
+    result = store.search("what's Lucía's email address?")
+    store.close()
+    assert result.ambiguous, result.reason
+    listed = " ".join(hit.content for hit in result.candidates)
+    assert "lucia.okada@" in listed and "coordinacion@" in listed
+
+
+def test_a_thing_named_beside_the_first_name_does_not_hide_the_namesakes(tmp_path):
+    # "Slurm" is read as a possible name too; written alone in the leader, it is a thing
+    # and the two people named Luis still make the question AMBIGUOUS
+    store = _store(
+        tmp_path,
+        [
+            "Luis Ortega submits his jobs under the Slurm account cto-lab; he also owns the "
+            "lab's GPU quota and sets the fair-share weights every quarter.",
+            "Luis Pardo submits under the Slurm account mobile-ci.",
+            "The payout batch runs at 10:00 EAT on weekdays.",
+        ],
+    )
+    result = store.search("what Slurm account does Luis submit under?")
+    store.close()
+    assert result.ambiguous, result.reason

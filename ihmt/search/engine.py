@@ -53,7 +53,7 @@ from .bm25 import idf, score_counts, tf_weight
 from .clue import linked_name_terms
 from .counted import counted_terms, holds_count
 from .intent import asked_attribute, asks_history, asks_now, history_cue_at, months_asked
-from .namesakes import first_names, namesakes
+from .namesakes import names_alone, namesakes
 from .navigator import Candidate, Navigator, stand_in
 from .query import MAX_QUERY_CHARS, parse_query
 from .restatement import (
@@ -369,7 +369,7 @@ class SearchEngine:
             if result.not_found:
                 result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
-            self._judge_namesakes(result, ranked, query, answers_shape, full_idf)
+            self._judge_namesakes(result, ranked, query, answers_shape, full_idf, shape_words)
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
         if not (result.not_found or result.ambiguous or facts) and order_ctx is not None:
@@ -712,10 +712,12 @@ class SearchEngine:
         result.hits.sort(key=lambda h: h.leaf_id != newest.ref["id"])
         return True
 
-    def _judge_namesakes(self, result: SearchResult, ranked: list, query, answers, idf_of) -> None:
+    def _judge_namesakes(
+        self, result: SearchResult, ranked: list, query, answers, idf_of, shape_words=frozenset()
+    ) -> None:
         """AMBIGUOUS when the question names a first name alone and the memories that answer
         it speak of two people of that name (search/namesakes.py)."""
-        firsts = first_names(query.text)
+        firsts = names_alone(query.text)
         if not firsts or getattr(ranked[0], "pinned", False):
             return
         # the shown hits, in rank order (a vague search at 50,000 memories ranks thousands)
@@ -730,7 +732,13 @@ class SearchEngine:
                     break
         weight = {t: idf_of.get(t, 0.0) for t in query.terms}
         found = namesakes(
-            query.text, current, self._content_of, answers or (lambda _c: True), weight, firsts
+            query.text,
+            current,
+            self._content_of,
+            answers or (lambda _c: True),
+            weight,
+            firsts,
+            shape_words,
         )
         if found is not None:
             result.ambiguous = True

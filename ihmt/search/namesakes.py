@@ -41,6 +41,21 @@ def first_names(question: str) -> list[str]:
     return found
 
 
+def names_alone(question: str) -> list[str]:
+    """Every one-word name the question uses alone, given name or not ("Wanjiru", "Grafana"),
+    as written: a first name the list of given names lacks is told from a product by the
+    memories themselves (``namesakes``)."""
+    return [surface for surface, _named in named_terms(question) if " " not in surface]
+
+
+# a memory about a person says so: "she mutes WhatsApp", "his laptop", "ella revisa"
+_PERSON_WORDS = re.compile(r"(?<![\w'’])(?:she|he|her|his|him|herself|himself|ella|él)(?!\w)", re.I)
+
+
+def _about_a_person(text: str) -> bool:
+    return _PERSON_WORDS.search(text[:4000]) is not None
+
+
 def surnames_in(text: str, first: str) -> set[str]:
     """The surnames written after ``first`` in ``text`` ("Luis Ortega ... Luis Pardo" ->
     {"ortega", "pardo"}), folded, possessive aside."""
@@ -75,6 +90,7 @@ def namesakes(
     answers: Callable[[Candidate], bool],
     weight: dict[str, float] | None = None,
     firsts: list[str] | None = None,
+    shape_words: frozenset[str] = frozenset(),
 ) -> Namesakes | None:
     """The leading candidates that speak of two or more people sharing a first name the
     question uses alone, one candidate per person in rank order; None when the question names
@@ -83,28 +99,36 @@ def namesakes(
     other. ``answers`` says whether a candidate holds what the question asks (the shape
     asked, when it asks one); ``weight`` (term -> rarity) weighs the question's other words,
     which may single out one of the people ("Iñaki's chemistry group"); ``firsts``: the
-    question's first names when already read."""
+    question's first names when already read; ``shape_words``: its words naming the shape
+    asked ("email")."""
     if len(ranked) < 2:
         return None
     lead = ranked[0]
     for first in first_names(question) if firsts is None else firsts:
         if surnames_in(question, first):
             continue  # "Luis Pardo" named in full: one person
+        # a name the list lacks ("Wanjiru") is someone's only where memory writes of a person
+        given = fold(first) in GIVEN_NAMES
         holders: list[tuple[Candidate, str]] = []
         written: dict[str, str] = {}
         for cand in ranked[:NAMESAKE_WINDOW]:
             text = content_of(cand)
             found = _surnames_written(text, first)
             if cand is lead and not found and _mentions(text, first):
-                return None  # "Luis prefers Meet": which Luis cannot be read
-            if len(found) == 1 and answers(cand):
+                if given:
+                    return None  # "Luis prefers Meet": which Luis cannot be read
+                holders = []  # "Slurm" written alone: a thing, whatever follows it elsewhere
+                break
+            if len(found) == 1 and answers(cand) and (given or _about_a_person(text)):
                 surname = next(iter(found))
                 holders.append((cand, surname))
                 written.setdefault(surname, found[surname])
         if not holders:
             continue
         name_terms = set(terms(first))
-        held = {id(cand): _held(cand, name_terms, weight) for cand, _ in holders}
+        held = {
+            id(cand): _held(cand, name_terms, weight, answers, shape_words) for cand, _ in holders
+        }
         best = max(held.values())
         people: dict[str, Candidate] = {}
         for cand, surname in holders:
@@ -121,10 +145,21 @@ def namesakes(
     return None
 
 
-def _held(cand: Candidate, name_terms: set[str], weight: dict[str, float] | None) -> float:
-    """What the memory holds of the question besides the first name, by rarity."""
+def _held(
+    cand: Candidate,
+    name_terms: set[str],
+    weight: dict[str, float] | None,
+    answers: Callable[[Candidate], bool] | None = None,
+    shape_words: frozenset[str] = frozenset(),
+) -> float:
+    """What the memory holds of the question besides the first name, by rarity; a memory
+    holding a value of the shape asked holds the words naming it ("lucia.okada@..." holds
+    "email address" though neither word)."""
     weight = weight or {}
-    return math.fsum(weight[t] for t in cand.matched - name_terms if t in weight)
+    held = set(cand.matched) - name_terms
+    if shape_words and answers is not None and answers(cand):
+        held |= shape_words
+    return math.fsum(weight[t] for t in held if t in weight)
 
 
 def _mentions(text: str, first: str) -> bool:
