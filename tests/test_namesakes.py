@@ -182,3 +182,45 @@ def test_a_thing_named_beside_the_first_name_does_not_hide_the_namesakes(tmp_pat
     result = store.search("what Slurm account does Luis submit under?")
     store.close()
     assert result.ambiguous, result.reason
+
+
+def _candidate(leaf_id: str, text: str, matched: set[str]):
+    from ihmt.search.navigator import Candidate
+
+    cand = Candidate(ref={"id": leaf_id}, path=[], score=1.0, matched=set(matched))
+    cand.content = text
+    return cand
+
+
+_INGRID = [
+    _candidate("a", "Ingrid Solberg is away on holiday from 3 to 14 August.", {"away", "holiday"}),
+    _candidate("b", "Ingrid Haugen's holiday: 22 December to 2 January.", {"holiday"}),
+]
+_RARITY = {"away": 2.0, "holiday": 1.0}  # "away" the rarer word of the question
+
+
+def test_a_person_whose_memory_holds_a_third_of_what_the_others_holds_is_still_meant():
+    from ihmt.search.namesakes import namesakes
+
+    found = namesakes(
+        "when is Ingrid away on holiday?",
+        _INGRID,
+        lambda c: c.content,
+        lambda _c: True,
+        _RARITY,
+    )
+    assert found is not None  # Haugen's memory holds 1.0 of Solberg's 3.0: a third
+    assert found.people == ["Ingrid Solberg", "Ingrid Haugen"]
+
+
+def test_a_surnames_initial_in_the_question_names_one_person():
+    from ihmt.search.namesakes import namesakes
+
+    found = namesakes(
+        "when is Ingrid H. away on holiday?",
+        _INGRID,
+        lambda c: c.content,
+        lambda _c: True,
+        _RARITY,
+    )
+    assert found is None

@@ -25,7 +25,7 @@ from .navigator import Candidate
 from .unknown_names import named_terms
 
 NAMESAKE_WINDOW = 5  # leading candidates read for a namesake
-NAMESAKE_COVERAGE = 0.5  # ... holding at least this share of what the best of them covers
+NAMESAKE_COVERAGE = 0.3  # ... holding at least this share of what the best of them covers
 
 # the surname written right after the first name ("Luis Pardo", "Iker Salgado's"); the clue
 # reads it too (search/clue.py: "Ana" + "from SRE" -> the surname of the Ana in SRE)
@@ -105,8 +105,8 @@ def namesakes(
         return None
     lead = ranked[0]
     for first in first_names(question) if firsts is None else firsts:
-        if surnames_in(question, first):
-            continue  # "Luis Pardo" named in full: one person
+        if surnames_in(question, first) or _initial_after(question, first):
+            continue  # "Luis Pardo" named in full, or "Nuria C.": one person
         # a name the list lacks ("Wanjiru") is someone's only where memory writes of a person
         given = fold(first) in GIVEN_NAMES
         holders: list[tuple[Candidate, str]] = []
@@ -160,6 +160,12 @@ def _held(
     if shape_words and answers is not None and answers(cand):
         held |= shape_words
     return math.fsum(weight[t] for t in held if t in weight)
+
+
+def _initial_after(question: str, first: str) -> bool:
+    """Whether the question writes the surname's initial after the first name ("Nuria C.")."""
+    pattern = r"(?<![\w.])" + re.escape(first) + r"\s+[A-ZÁÉÍÓÚÑÜ]\.(?!\w)"
+    return re.search(pattern, question[:2000]) is not None
 
 
 def _mentions(text: str, first: str) -> bool:
