@@ -109,17 +109,20 @@ def test_the_answer_says_which_people_share_the_name(memory):
     assert "2 people of that name" in result.reason
 
 
-def _store(tmp_path, texts):
+def _answer(tmp_path, texts: list[str], question: str):
+    """The search result for ``question`` over a store holding ``texts``, a day apart."""
     store = IHMT.initialize(tmp_path / "store")
     for day, text in enumerate(texts, start=1):
         store.save(text, timestamp=f"2026-03-{day:02d}T09:00:00")
     store.flush()
-    return store
+    result = store.search(question)
+    store.close()
+    return result
 
 
 def test_a_first_name_the_list_lacks_is_a_person_where_memory_writes_of_one(tmp_path):
     # "Wanjiru" is on no list of given names: the memories say she is someone
-    store = _store(
+    result = _answer(
         tmp_path,
         [
             "Wanjiru Kamau prefers Slack DMs; she mutes WhatsApp during working hours.",
@@ -127,9 +130,8 @@ def test_a_first_name_the_list_lacks_is_a_person_where_memory_writes_of_one(tmp_
             "our Slack.",
             "The payout batch runs at 10:00 EAT on weekdays.",
         ],
+        "how does Wanjiru prefer to be contacted?",
     )
-    result = store.search("how does Wanjiru prefer to be contacted?")
-    store.close()
     assert result.ambiguous, result.reason
     assert result.reason_code == "namesakes"
     listed = " ".join(hit.content for hit in result.candidates)
@@ -137,31 +139,29 @@ def test_a_first_name_the_list_lacks_is_a_person_where_memory_writes_of_one(tmp_
 
 
 def test_a_name_the_list_lacks_stays_a_product_where_no_person_is_written_of(tmp_path):
-    store = _store(
+    result = _answer(
         tmp_path,
         [
             "Kilimo Ingest runs on Cloud Run in europe-west1 and reads the rainfall rasters.",
             "Kilimo Payouts runs on Cloud Run in us-central1 and calls M-Pesa.",
             "The payout batch runs at 10:00 EAT on weekdays.",
         ],
+        "which region does Kilimo run in on Cloud Run?",
     )
-    result = store.search("which region does Kilimo run in on Cloud Run?")
-    store.close()
     assert not result.ambiguous, result.reason
 
 
 def test_a_value_of_the_shape_asked_holds_the_words_that_name_it(tmp_path):
     # Lucía Okada's memory gives her address without the words "email address"
-    store = _store(
+    result = _answer(
         tmp_path,
         [
             "Lucía Okada's station alias is lucia.okada@radio.example; it forwards to her Gmail.",
             "Lucía Benítez's email address is coordinacion@radio.example; she reads it once a day.",
             "Icecast listens on port 8000 on localhost only.",
         ],
+        "what's Lucía's email address?",
     )
-    result = store.search("what's Lucía's email address?")
-    store.close()
     assert result.ambiguous, result.reason
     listed = " ".join(hit.content for hit in result.candidates)
     assert "lucia.okada@" in listed and "coordinacion@" in listed
@@ -170,7 +170,7 @@ def test_a_value_of_the_shape_asked_holds_the_words_that_name_it(tmp_path):
 def test_a_thing_named_beside_the_first_name_does_not_hide_the_namesakes(tmp_path):
     # "Slurm" is read as a possible name too; written alone in the leader, it is a thing
     # and the two people named Luis still make the question AMBIGUOUS
-    store = _store(
+    result = _answer(
         tmp_path,
         [
             "Luis Ortega submits his jobs under the Slurm account cto-lab; he also owns the "
@@ -178,9 +178,8 @@ def test_a_thing_named_beside_the_first_name_does_not_hide_the_namesakes(tmp_pat
             "Luis Pardo submits under the Slurm account mobile-ci.",
             "The payout batch runs at 10:00 EAT on weekdays.",
         ],
+        "what Slurm account does Luis submit under?",
     )
-    result = store.search("what Slurm account does Luis submit under?")
-    store.close()
     assert result.ambiguous, result.reason
 
 
@@ -199,28 +198,17 @@ _INGRID = [
 _RARITY = {"away": 2.0, "holiday": 1.0}  # "away" the rarer word of the question
 
 
-def test_a_person_whose_memory_holds_a_third_of_what_the_others_holds_is_still_meant():
+def _ingrid(question: str):
     from ihmt.search.namesakes import namesakes
 
-    found = namesakes(
-        "when is Ingrid away on holiday?",
-        _INGRID,
-        lambda c: c.content,
-        lambda _c: True,
-        _RARITY,
-    )
+    return namesakes(question, _INGRID, lambda c: c.content, lambda _c: True, _RARITY)
+
+
+def test_a_person_whose_memory_holds_a_third_of_what_the_others_holds_is_still_meant():
+    found = _ingrid("when is Ingrid away on holiday?")
     assert found is not None  # Haugen's memory holds 1.0 of Solberg's 3.0: a third
     assert found.people == ["Ingrid Solberg", "Ingrid Haugen"]
 
 
 def test_a_surnames_initial_in_the_question_names_one_person():
-    from ihmt.search.namesakes import namesakes
-
-    found = namesakes(
-        "when is Ingrid H. away on holiday?",
-        _INGRID,
-        lambda c: c.content,
-        lambda _c: True,
-        _RARITY,
-    )
-    assert found is None
+    assert _ingrid("when is Ingrid H. away on holiday?") is None
