@@ -8,8 +8,9 @@ clue such as "the CTO" or the surname then picks one; search/clue.py). A memory 
 people (a team list) speaks of neither in particular and is no candidate; a memory naming
 the first name alone ("Luis prefers Meet") cannot be told apart, so the rule stays out.
 
-Only a first name from ihmt/text/given_names.py counts: "GitHub Actions" and "GitHub Pages"
-are one product's two features, not two people.
+A first name from ihmt/text/given_names.py counts in any memory; a name the list lacks
+("Wanjiru") only in memories that write of a person ("she", "his"), so "GitHub Actions" and
+"GitHub Pages" stay one product's two features, not two people.
 """
 
 from __future__ import annotations
@@ -126,9 +127,7 @@ def namesakes(
         if not holders:
             continue
         name_terms = set(terms(first))
-        held = {
-            id(cand): _held(cand, name_terms, weight, answers, shape_words) for cand, _ in holders
-        }
+        held = {id(cand): _held(cand, name_terms, weight, shape_words) for cand, _ in holders}
         best = max(held.values())
         people: dict[str, Candidate] = {}
         for cand, surname in holders:
@@ -149,16 +148,13 @@ def _held(
     cand: Candidate,
     name_terms: set[str],
     weight: dict[str, float] | None,
-    answers: Callable[[Candidate], bool] | None = None,
     shape_words: frozenset[str] = frozenset(),
 ) -> float:
-    """What the memory holds of the question besides the first name, by rarity; a memory
-    holding a value of the shape asked holds the words naming it ("lucia.okada@..." holds
-    "email address" though neither word)."""
+    """What a holder (a memory that answers) holds of the question besides the first name, by
+    rarity; holding a value of the shape asked, it holds the words naming it
+    ("lucia.okada@..." holds "email address" though neither word)."""
     weight = weight or {}
-    held = set(cand.matched) - name_terms
-    if shape_words and answers is not None and answers(cand):
-        held |= shape_words
+    held = (set(cand.matched) - name_terms) | shape_words
     return math.fsum(weight[t] for t in held if t in weight)
 
 
