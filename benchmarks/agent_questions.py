@@ -223,6 +223,12 @@ SETS = {
     # contractor from Lima writing in Spanish), a Buenos Aires community radio's archive and
     # streaming (Icecast, Liquidsoap, Phoenix; two Lucías, a fifth in Spanish)
     "blind38": ["cantera", "seedbank", "radioteca"],
+    # written blind in the thirty-sixth session: a Medellín fashion brand moving its shop from
+    # Shopify to Next.js and Medusa (two Camilas, a fifth in Colombian Spanish), a Rotterdam
+    # port's container-tracking pipeline (Kafka, Flink, TimescaleDB; two Daans, a Chilean
+    # engineer writing Spanish), a Barcelona hospital's radiology integration (Orthanc,
+    # a Python worklist, a Vue portal; two Montses, a fifth in Spanish)
+    "blind39": ["pasarela", "kadeport", "radiologia"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -59,6 +59,7 @@ BATCHES = {
     "hs21": ["brewlog", "wardroster", "tidegauge"],
     "hs22": ["ferryline", "barroverde", "ledgerly"],
     "hs23": ["tramlog", "panaderia", "choirbox"],
+    "hs24": ["biblored", "vetagenda", "almerigrow"],
 }
 
 
