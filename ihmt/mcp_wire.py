@@ -23,6 +23,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
+from . import re_cache
 from .errors import WireError
 
 log = logging.getLogger("ihmt.mcp")
@@ -30,9 +31,9 @@ log = logging.getLogger("ihmt.mcp")
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 MAX_DEPTH = 100  # nesting levels; an MCP message needs about ten, the SDK's parser stops near 200
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_STRING = re_cache.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re_cache.compile(r"[\[\]{}]")
+_SURROGATE = re_cache.compile("[\ud800-\udfff]")
 
 Validator = Callable[[str], Any]
 

@@ -12,6 +12,15 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def shared_pattern_cache(tmp_path_factory):
+    """One file of assembled patterns (ihmt.re_cache) for the whole run, never the user's:
+    the tests' subprocesses then start as an agent's hooks do, from the second one on."""
+    os.environ["IHMT_RE_CACHE"] = str(tmp_path_factory.mktemp("re_cache") / "patterns.json")
+    yield
+    os.environ.pop("IHMT_RE_CACHE", None)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "home"

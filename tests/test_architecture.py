@@ -95,6 +95,10 @@ ALLOWED_PRIVATE = {
         "os",
         "_exit",
     ): "ends the process at once, skipping atexit and buffered output (hook watchdog)",
+    (
+        "_compiler",
+        "_code",
+    ): "re's assembler, whose program ihmt.re_cache keeps (checked by _sre before each use)",
 }
 
 

@@ -8,14 +8,13 @@ previewed ``.mcp.json`` (see setup.py), both after an explicit confirmation.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, re_cache
 from ..api import IHMT
 from ..errors import ApiError, GuiInputError, IHMTError, OutsideRootError, StoreNotFoundError
 from ..render import source_label
@@ -31,7 +30,7 @@ from .setup import (
 
 log = logging.getLogger("ihmt.gui")
 
-NODE_ID = re.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9_.-]{1,200}")
+NODE_ID = re_cache.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9_.-]{1,200}")
 PAGE_DEFAULT = 100
 PAGE_MAX = 500
 DESCENT_SIBLINGS = 5  # siblings shown beside the path at each level of the Diagnose tree

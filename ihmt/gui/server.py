@@ -15,7 +15,6 @@ import errno
 import hmac
 import json
 import logging
-import re
 import secrets
 import signal
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import parse_qs
 
+from .. import re_cache
 from ..errors import IHMTError
 from .api import GuiApp
 from .options import DEFAULT_PORT, add_gui_options
@@ -38,7 +38,7 @@ MAX_BODY = 64 * 1024
 MAX_TOKEN_CHARS = 256
 SWITCH_INTERVAL = 0.001  # seconds the interpreter lets one thread run; see GuiServer
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-STATIC_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}\.(html|css|js)")
+STATIC_NAME = re_cache.compile(r"[A-Za-z0-9_-]{1,64}\.(html|css|js)")
 CONTENT_TYPES = {
     "html": "text/html; charset=utf-8",
     "css": "text/css; charset=utf-8",

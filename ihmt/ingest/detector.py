@@ -19,6 +19,8 @@ from ihmt.ingest.chunkers.code import LANGUAGE_BY_EXTENSION
 from ihmt.ingest.chunkers.narrative import is_scene_break
 from ihmt.ingest.chunkers.temporal import entry_date
 
+from .. import re_cache
+
 __all__ = [
     "CODE_EXTENSIONS",
     "DATA_TYPES",
@@ -45,8 +47,8 @@ CODE_EXTENSIONS = LANGUAGE_BY_EXTENSION
 # Only this much text is analysed: signatures are densities, a prefix is a fair sample.
 _SAMPLE_CHARS = 200_000
 
-_DOMAIN_RE = re.compile(r"[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)*")
-_WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+_DOMAIN_RE = re_cache.compile(r"[a-z0-9][a-z0-9_-]*(?:\.[a-z0-9][a-z0-9_-]*)*")
+_WORD_RE = re_cache.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
 @dataclass
@@ -69,12 +71,12 @@ _CLINICAL_WORDS = frozenset(
     hypertension mg mcg ml mmol bpm auscultation prognosis comorbidities chronic fever
     """.split()
 )
-_CLINICAL_PHRASES = re.compile(
+_CLINICAL_PHRASES = re_cache.compile(
     r"tensi[oó]n arterial|presi[oó]n arterial|frecuencia card[ií]aca|blood pressure|heart rate|"
     r"motivo de consulta|chief complaint|history of present illness|follow-up visit",
     re.IGNORECASE,
 )
-_CLINICAL_LABEL_RE = re.compile(
+_CLINICAL_LABEL_RE = re_cache.compile(
     r"^[ \t]*(?:diagn[oó]stico|tratamiento|medicaci[oó]n|anamnesis|exploraci[oó]n|motivo"
     r"|antecedentes|alergias|diagnosis|treatment|medications?|assessment|allergies"
     r"|chief complaint|history)[ \t]*:",
@@ -99,16 +101,18 @@ _RUNBOOK_WORDS = frozenset(
     restore migration migrations migración failover escalate escalation outage downtime
     maintenance mantenimiento cluster production producción staging""".split()
 )
-_PROCESS_HEADING_RE = re.compile(
+_PROCESS_HEADING_RE = re_cache.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*)?[*_]{0,2}(?:ingredientes|ingredients|pasos|steps|preparaci[oó]n"
     r"|preparation|elaboraci[oó]n|method|instructions|instrucciones|procedure|procedimiento"
     r"|rollback|prerequisites|requisitos|prerrequisitos|verification|verificaci[oó]n"
     r"|directions|modo de preparaci[oó]n|runbook|protocolo|protocol)\b[^\n]{0,60}$",
     re.IGNORECASE | re.MULTILINE,
 )
-_NUMBERED_RE = re.compile(r"^[ \t]{0,3}\d{1,2}[.)][ \t]+\S", re.MULTILINE)
-_STEP_LINE_RE = re.compile(r"^[ \t]*(?:step|paso)[ \t]+\d{1,2}\b", re.IGNORECASE | re.MULTILINE)
-_README_RE = re.compile(
+_NUMBERED_RE = re_cache.compile(r"^[ \t]{0,3}\d{1,2}[.)][ \t]+\S", re.MULTILINE)
+_STEP_LINE_RE = re_cache.compile(
+    r"^[ \t]*(?:step|paso)[ \t]+\d{1,2}\b", re.IGNORECASE | re.MULTILINE
+)
+_README_RE = re_cache.compile(
     r"^[ \t]*#{1,6}[ \t]*(?:installation|install|usage|getting started|license|licence"
     r"|contributing|features|api|configuration|requirements|overview|instalaci[oó]n|uso)\b",
     re.IGNORECASE | re.MULTILINE,
@@ -118,7 +122,7 @@ _FIRST_PERSON = frozenset(
     """yo me mi mis mío mía conmigo hoy ayer estoy estaba fui tengo soy
     i i'm i've i'd my me mine myself today yesterday""".split()
 )
-_DIARY_RE = re.compile(r"querido diario|dear diary|mi diario|my diary", re.IGNORECASE)
+_DIARY_RE = re_cache.compile(r"querido diario|dear diary|mi diario|my diary", re.IGNORECASE)
 
 _THIRD_PAST = frozenset(
     """él ella ellos ellas su sus era estaba había tenía fue dijo miró preguntó respondió
@@ -126,19 +130,19 @@ _THIRD_PAST = frozenset(
     he she his her him they them was were had said asked replied looked thought knew
     seemed""".split()
 )
-_SAID_RE = re.compile(
+_SAID_RE = re_cache.compile(
     r"\b(?:dijo|preguntó|respondió|contestó|murmuró|gritó|susurró|said|asked|replied|answered"
     r"|whispered|shouted|murmured)\b",
     re.IGNORECASE,
 )
-_DIALOGUE_LINE_RE = re.compile(r"^[ \t]*(?:[—–][ \t]*[\w¿¡]|[“«][\w¿¡])", re.MULTILINE)
-_CHAPTER_LINE_RE = re.compile(
+_DIALOGUE_LINE_RE = re_cache.compile(r"^[ \t]*(?:[—–][ \t]*[\w¿¡]|[“«][\w¿¡])", re.MULTILINE)
+_CHAPTER_LINE_RE = re_cache.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*)?(?:chapter|cap[ií]tulo)[ \t]+(?:\d{1,4}|[ivxlcdm]{1,8}|[a-záéíóúñ]{2,12})"
     r"[ \t]*(?:[.:\-–—][^\n]{0,80})?$|^[ \t]*(?:pr[oó]logo|ep[ií]logo|prologue|epilogue)[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-_LIST_LINE_RE = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
-_CHAT_LINE_RE = re.compile(
+_LIST_LINE_RE = re_cache.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
+_CHAT_LINE_RE = re_cache.compile(
     r"^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|[\d/.,:\- \t]{6,30}[-–][ \t]*)?"
     r"([A-ZÁÉÍÓÚÑ][\wáéíóúñ.'-]{0,20}(?:[ \t][A-ZÁÉÍÓÚÑ][\wáéíóúñ.'-]{0,20}){0,2}):[ \t]+\S",
     re.MULTILINE,
@@ -146,26 +150,30 @@ _CHAT_LINE_RE = re.compile(
 
 # Code recognised from content alone (no extension): language -> marker regex.
 _CODE_MARKERS: dict[str, re.Pattern[str]] = {
-    "python": re.compile(
+    "python": re_cache.compile(
         r"^(?:def |class \w+[(:]|import \w|from [\w.]+ import |if __name__ ==|\s+self\.)", re.M
     ),
-    "java": re.compile(r"^(?:import java\.|package [\w.]+;|\s*public (?:class|interface) )", re.M),
-    "javascript": re.compile(
+    "java": re_cache.compile(
+        r"^(?:import java\.|package [\w.]+;|\s*public (?:class|interface) )", re.M
+    ),
+    "javascript": re_cache.compile(
         r"^(?:const \w+ = |let \w+ = |function \w+\(|module\.exports|export (?:default|function))",
         re.M,
     ),
-    "typescript": re.compile(r"^(?:interface \w+ \{|type \w+ = |export interface )", re.M),
-    "c": re.compile(r"^(?:#include [<\"]|int main\(|typedef struct)", re.M),
-    "cpp": re.compile(r"(?:std::|^#include <(?:iostream|vector|string)>|^template ?<)", re.M),
-    "csharp": re.compile(r"^(?:using System|namespace [\w.]+)", re.M),
-    "go": re.compile(r"^(?:package \w+$|func (?:\(\w+ \*?\w+\) )?\w+\(|import \()", re.M),
-    "rust": re.compile(r"^(?:fn \w+|pub fn |use std::|impl |let mut )", re.M),
-    "kotlin": re.compile(r"^(?:fun \w+\(|val \w+ = |data class )", re.M),
-    "swift": re.compile(r"^(?:import Foundation|import SwiftUI|func \w+\(|struct \w+: )", re.M),
-    "php": re.compile(r"<\?php|^\s*\$\w+ = ", re.M),
+    "typescript": re_cache.compile(r"^(?:interface \w+ \{|type \w+ = |export interface )", re.M),
+    "c": re_cache.compile(r"^(?:#include [<\"]|int main\(|typedef struct)", re.M),
+    "cpp": re_cache.compile(r"(?:std::|^#include <(?:iostream|vector|string)>|^template ?<)", re.M),
+    "csharp": re_cache.compile(r"^(?:using System|namespace [\w.]+)", re.M),
+    "go": re_cache.compile(r"^(?:package \w+$|func (?:\(\w+ \*?\w+\) )?\w+\(|import \()", re.M),
+    "rust": re_cache.compile(r"^(?:fn \w+|pub fn |use std::|impl |let mut )", re.M),
+    "kotlin": re_cache.compile(r"^(?:fun \w+\(|val \w+ = |data class )", re.M),
+    "swift": re_cache.compile(
+        r"^(?:import Foundation|import SwiftUI|func \w+\(|struct \w+: )", re.M
+    ),
+    "php": re_cache.compile(r"<\?php|^\s*\$\w+ = ", re.M),
 }
-_CODE_LINE_RE = re.compile(r"[;{}():]\s*$|^\s*(?:#include|import |from |return\b|[})\]])")
-_SHEBANG_RE = re.compile(r"#!.*\b(python3?|node|php)\b")
+_CODE_LINE_RE = re_cache.compile(r"[;{}():]\s*$|^\s*(?:#include|import |from |return\b|[})\]])")
+_SHEBANG_RE = re_cache.compile(r"#!.*\b(python3?|node|php)\b")
 
 
 # --------------------------------------------------------------------------- public API

@@ -19,18 +19,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import re_cache
 from ..errors import InputError, SecretDetectedError
 from .extract import Captured, extract
 from .transcript import read_turns
 
 NO_CAPTURE_FILE = ".ihmt-no-capture"
 MAX_SAVES = 200  # memories saved by one capture (a runaway transcript cannot flood the store)
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_SAFE = re_cache.compile(r"[^A-Za-z0-9_.-]")
 
 
 @dataclass

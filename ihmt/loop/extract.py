@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import re_cache
 from ..text.reply import with_question
 from .options import offered, picked, recommended
 from .patterns import ACK, CORRECTION, DECISION, REQUEST, RULE
@@ -33,20 +34,20 @@ MAX_MEMORY_CHARS = 1200
 # a sentence ends at . ! ? and a space; people typing to an agent often go on in lower case
 # ("fine. can you deploy it?"), so the next one need not start with a capital, but "e.g. the",
 # "vs. the" and "approx. 5" go on the same sentence
-_SENTENCE = re.compile(
+_SENTENCE = re_cache.compile(
     r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bapprox\.)(?<!\bcf\.)"
     r"\s+(?=[\"'(\[\w¿¡])"
     # a line break ends a sentence too (lists, one fact per line), unless the next line goes on
     # in lower case: text wrapped by hand ("Nothing is set up in the monorepo\nyet.")
     r"|\n\s*\n\s*|\n(?![ \t]*[a-z(])"
 )
-_REJECT = re.compile(
+_REJECT = re_cache.compile(
     r"^\s*(no\b|nope|don't|do not|wait|stop|hmm|not|non\b|nan\b|attends|pas [çc]a)", re.I
 )
 # a request that sets something to a value is a decision a later session needs: "make it 4pm",
 # "change wholesale to 40% off retail", "Make the freshness TTL 45s instead of 30s", "use
 # 9464", "Use vitest, not jest". The value holds a digit, or another is named in its place.
-_SETS_VALUE = re.compile(
+_SETS_VALUE = re_cache.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
     r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
@@ -57,12 +58,12 @@ _SETS_VALUE = re.compile(
 )
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
-_VALUE_NOT_VALUE = re.compile(
+_VALUE_NOT_VALUE = re_cache.compile(
     r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d"
     r"[^,;.!?]{0,25},?\s+(?:not|pas)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
     re.I,
 )
-_EXPLAINS = re.compile(
+_EXPLAINS = re_cache.compile(
     r"\b(because|so that|since|the reason|i chose|i picked|i went with|i'll use|i will use|"
     r"i decided|decided to|instead of|rather than|trade-?off|"
     # French: "parce que", "pour que", "j'ai choisi", "au lieu de", "plutôt que"
@@ -73,27 +74,27 @@ _EXPLAINS = re.compile(
 # a proposal the user then accepts ("I'd cluster by (snapshot_date, store_id)", "I'd use
 # 9464", "One design point: I'll key every send on `parcel_id:event_seq`", "I set
 # `process.cache = 'lenient'`")
-_PROPOSES = re.compile(
+_PROPOSES = re_cache.compile(
     r"\b(i'?d|i would|i'll|i will|i've set|i set|my plan|proposal|design (point|choice)|"
     r"je propose|je proposerais|je mettrais|j'utiliserais|je partirais|je vais|j'ai mis|"
     r"j'ai configur[ée]|mon plan|proposition)\b",
     re.I,
 )
 # a question that points back to what the sentence before it named
-_POINTS_BACK = re.compile(
+_POINTS_BACK = re_cache.compile(
     r"\b(it|its|it's|that|this|they|them|those|these|there|one|"
     # French: "Combien de semaines en arrière ?", "Tu veux que ça tourne à quelle heure ?"
     r"[çc]a|cela|il|elle|ils|elles|en|y)\b",
     re.I,
 )
 REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
-_FIRST_PERSON = re.compile(
+_FIRST_PERSON = re_cache.compile(
     r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine|"
     # French: "je", "j'ai", "nous", "notre", "mon", "on a", "on utilise"
     r"je|j'\w+|nous|notre|nos|mon|ma|mes|moi|on (?:a|est|va|fait|utilise|garde|roule|tourne))\b",
     re.I,
 )
-_STATEMENT = re.compile(
+_STATEMENT = re_cache.compile(
     r"\b(is|are|was|were|has|have|had|runs|uses|use|lives|works|went|got|been|will|would|can|"
     r"could|should|must|do|does|did|looks|feels|means|stands|seems|loves?|likes?|hates?|"
     r"wants?|needs?|plans?|hopes?|started|finished|joined|visited|moved|bought|made|took|"
@@ -123,7 +124,7 @@ _STATEMENT = re.compile(
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _MES = r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
 _MOIS = r"(janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)"
-_SPECIFIC = re.compile(
+_SPECIFIC = re_cache.compile(
     r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+"
     # a date: "6 May", "May 6th", "6 de mayo"
     rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b"
@@ -133,18 +134,18 @@ _SPECIFIC = re.compile(
 # a rule needs fewer words ("No Firebase, ever.", "Never deploy Fridays."), but "never mind"
 # is none
 MIN_RULE_WORDS = 3
-_NEVER_MIND = re.compile(r"^\W*never mind\b", re.I)
+_NEVER_MIND = re_cache.compile(r"^\W*never mind\b", re.I)
 # an aside to the listener before what is said ("While you're in there: the HL7 engine listens
 # on 6661"): the sentence is judged by what follows it
-_ASIDE = re.compile(
+_ASIDE = re_cache.compile(
     r"^\W*(?:while|since|before|when|as) you(?:'re| are)?\b[^:.!?]{0,30}[:,]\s*(?=\w)", re.I
 )
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
-_LISTENER = re.compile(
+_LISTENER = re_cache.compile(
     r"\b(you|your|yours|you're|you've|you'd|you'll|tu|toi|ton|ta|tes|vous|votre|vos)\b", re.I
 )
-_FILLER = re.compile(
+_FILLER = re_cache.compile(
     r"^\W*((ok(ay)?|yes|yep|yeah|sure|no|nope|thanks?|thx|ty|cool|nice|great|perfect|good|"
     r"awesome|wow|haha|lol|hmm|ah|oh|oops|right|fine|done|agreed|got it|makes sense|"
     r"sounds good|looks good|lgtm|noted|nah|all good|that'?s it|that'?s all|nothing else|"
@@ -155,7 +156,7 @@ _FILLER = re.compile(
     re.I,
 )
 # "Caroline: I went …": a message that names its speaker keeps the name on what is kept
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):[ \t]+(?=\S)")
+_SPEAKER = re_cache.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):[ \t]+(?=\S)")
 _NOT_SPEAKERS = {
     "note",
     "correction",

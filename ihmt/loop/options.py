@@ -10,21 +10,23 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
+
 MAX_OPTION_CHARS = 160
 # a label that starts an option: "A)", "B:", "Option C.", "(b)", "2)", "3." at a line start
-_LABEL = re.compile(
+_LABEL = re_cache.compile(
     r"(?:^|(?<=\s))(?:\*\*|__)?(?:\(([a-dA-D])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
     r"|(?:(?<=\n)|(?<=\s\s)|(?<=[:.!?]\s)|^)([1-4])\.)\s+"
 )
 # a reply that picks by label: "B", "B.", "b, the datastore", "option 2", "let's go with A"
 # ("A lot happened" is no pick: "a" needs a mark after it)
-_PICK = re.compile(
+_PICK = re_cache.compile(
     r"^\W*(?:(?:let'?s\s+)?go\s+with\s+|option\s+|we'?ll\s+take\s+|"
     r"vamos\s+con\s+(?:la\s+)?(?:opci[oó]n\s+)?|opci[oó]n\s+)?\(?"
     r"(?:([a-dA-D]|[1-4])\)?(?=[,.!:;)]|$)|([b-dB-D]|[1-4])(?=\s))",
     re.I,
 )
-_WORD = re.compile(r"[^\W\d_][\w-]{3,}")
+_WORD = re_cache.compile(r"[^\W\d_][\w-]{3,}")
 
 
 def offered(text: str) -> dict[str, str]:
@@ -84,7 +86,7 @@ def _named_by(reply: str, options: dict[str, str]) -> list[str]:
 
 # the agent's own pick among its options: "I recommend B", "I'd go with option 2"
 # (a capital letter or a digit: "I'd go with a queue" names no option)
-_RECOMMENDS = re.compile(
+_RECOMMENDS = re_cache.compile(
     r"\b(?i:i(?:'d| would)?\s+(?:recommend|suggest|go with|pick|choose|lean towards?)|"
     r"my (?:pick|vote|recommendation) (?:is|would be))\s+(?i:option\s+)?\(?([A-D]|[1-4])(?![\w'])"
 )

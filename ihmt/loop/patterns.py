@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-RULE = re.compile(
+from .. import re_cache
+
+RULE = re_cache.compile(
     r"\b(always|never|from now on|going forward|in future|prefer|don't ever|do not ever|"
     r"make sure to|remember that|remember to|keep in mind|note that|fyi|"
     # Spanish: "siempre en español", "nunca en viernes", "a partir de ahora"
@@ -22,7 +24,7 @@ RULE = re.compile(
     r"|,\s*ever\b",
     re.I,
 )
-DECISION = re.compile(
+DECISION = re_cache.compile(
     r"\b(we decided|i decided|decided to|let's go with|lets go with|we'll use|we will use|"
     r"we use|we're using|we are using|i use|i'm using|switch(ed)? to|instead of|"
     r"chose|choose|going with|settled on|our \w+ (is|are|runs|uses)|"
@@ -32,7 +34,7 @@ DECISION = re.compile(
     r"on a opt[ée]|au lieu de|plut[ôo]t que)\b",
     re.I,
 )
-CORRECTION = re.compile(
+CORRECTION = re_cache.compile(
     r"^\s*(actually|correction|no,|nope,|that's wrong|that is wrong|not quite|wait,|"
     r"scratch that|"
     # news that changes an earlier fact: "Update: the on-sale moved to …", "change of plans
@@ -44,7 +46,7 @@ CORRECTION = re.compile(
     r"attention,|erratum)(?=\W|$)",
     re.I,
 )
-ACK = re.compile(
+ACK = re_cache.compile(
     r"^\s*(ok(ay)?|yes|yep|yeah|sure|great|perfect|good|nice|thanks|thank you|lgtm|"
     r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right|"
     # French: "oui", "d'accord", "parfait", "vas-y", "ça marche", "c'est bon", "nickel"
@@ -53,7 +55,7 @@ ACK = re.compile(
     re.I,
 )
 # a request for work now ("fix …", "can you …"): not memory, and not a question memory answers
-REQUEST = re.compile(
+REQUEST = re_cache.compile(
     r"^\s*(please\s+)?(can|could|would|will) you\b|^\s*(please\s+)?(fix|add|run|make|show|"
     r"write|update|refactor|change|remove|delete|create|implement|check|look|explain|try|"
     r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
 from ..text.clean import one_line
 from ..text.reply import own_words, split_reply
 from ..text.tokenize import terms
@@ -63,11 +64,11 @@ NAMED_COVERAGE = 0.3
 NAMED_HITS = 10
 NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
 NAMED_SCAN = 20  # memories looked at to find the ones about the name and the ones not
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_WORD = re_cache.compile(r"[^\W\d_][\w'’-]*")
 # a name is written Capitalised ("Caroline", "Harbourside", "O'Neil", "Jean-Luc"), not in
 # capitals ("SMS") or with capitals inside ("CarrierEvent")
-_NAME_SHAPE = re.compile(r"^[^\W\d_][^\W\d_A-Z]*(?:['’-][^\W\d_][^\W\d_A-Z]*)*$")
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):\s")
+_NAME_SHAPE = re_cache.compile(r"^[^\W\d_][^\W\d_A-Z]*(?:['’-][^\W\d_][^\W\d_A-Z]*)*$")
+_SPEAKER = re_cache.compile(r"^\s*([A-Z][\w'.-]{1,30}(?: [A-Z][\w'.-]{1,30})?):\s")
 # capitalised words that start questions and requests, not names
 _NOT_NAMES = frozenset(
     "what when where who whom whose how why which did does do is are was were can could would "
@@ -84,16 +85,16 @@ _NOT_NAMES |= frozenset(
 )
 # where a sentence starts: the prompt's start, or after a full stop, a question or an
 # exclamation mark (and an opening ¿ or ¡)
-_SENTENCE_START = re.compile(r"(?:^|[.?!]\s+)[¿¡\"'(]*\s*$")
+_SENTENCE_START = re_cache.compile(r"(?:^|[.?!]\s+)[¿¡\"'(]*\s*$")
 # a date in the prompt limits when, it is not a word the memory holds (memories are dated)
-_DATE_WORDS = re.compile(
+_DATE_WORDS = re_cache.compile(
     r"^(\d+(st|nd|rd|th)?|st|nd|rd|th|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|"
     r"jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*|year|month|week)$"
 )
 # a prompt's last clause that asks something, after its context ("…, which tag do the shared
 # runners use?"): split at punctuation followed by a space, or at a dash between spaces
-_CLAUSE_BREAK = re.compile(r"(?<=[,.;:!?])\s+|\s+[-–—]\s+")
-_ASKS = re.compile(
+_CLAUSE_BREAK = re_cache.compile(r"(?<=[,.;:!?])\s+|\s+[-–—]\s+")
+_ASKS = re_cache.compile(
     r"(which|what|whats|what's|where|wheres|where's|when|who|whos|who's|whom|whose|how|why|"
     r"is|are|was|were|do|does|did|can|could|should|any|anything|remind|"
     # French: "quel port …", "c'est quoi …", "est-ce qu'on …", "rappelle-moi …"
@@ -101,10 +102,10 @@ _ASKS = re.compile(
     r"c'est quoi|c'est qui|rappelle-moi|on (?:utilise|a|est)\b.*\?$)\b",
     re.I,
 )
-_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_LAST_SENTENCE = re_cache.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # "ok to …?", "fine if I …?": whether something is acceptable is the question itself
-_ASKS_WHETHER_OK = re.compile(r"(to|if)\b", re.I)
-_WH = re.compile(
+_ASKS_WHETHER_OK = re_cache.compile(r"(to|if)\b", re.I)
+_WH = re_cache.compile(
     r"(which|what|whats|what's|where|when|who|whose|how|why|remind|"
     r"quel|quelle|quels|quelles|qui|quoi|o[ùu]|quand|comment|combien|pourquoi|rappelle-moi)\b",
     re.I,

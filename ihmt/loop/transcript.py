@@ -21,12 +21,14 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from .. import re_cache
+
 MAX_READ = 8 * 1024 * 1024  # bytes read per capture; a larger backlog is read from its tail
 MAX_LINE = 512 * 1024  # a longer line is a file dump or a tool output: skipped unread
 MAX_TEXT = 20_000  # characters kept of one message
 
-_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
-_SYSTEM_TAGS = re.compile(
+_PRIVATE = re_cache.compile(r"<private>.*?(?:</private>|\Z)", re.S | re.I)
+_SYSTEM_TAGS = re_cache.compile(
     r"<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
     r"local-command-stderr|environment_context|user_instructions|ihmt-memory)>.*?(?:</\1>|\Z)",
     re.S,

@@ -41,6 +41,8 @@ from typing import NamedTuple
 
 from ihmt.errors import InputError
 
+from .. import re_cache
+
 __all__ = ["SecretFinding", "describe", "find_secrets", "redact", "redact_reporting"]
 
 
@@ -103,7 +105,7 @@ def _classes(s: str) -> tuple[bool, bool, bool]:
     )
 
 
-_WORD_PART = re.compile(r"[A-Z]?[a-z]{2,}")
+_WORD_PART = re_cache.compile(r"[A-Z]?[a-z]{2,}")
 
 
 def _looks_random(s: str) -> bool:
@@ -157,8 +159,8 @@ def _documented_example(value: str) -> bool:
     return digest in _DOCUMENTED_EXAMPLE_DIGESTS
 
 
-_SEGMENT = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_SEPARATORS = re.compile(r"[/_+-]")
+_SEGMENT = re_cache.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SEPARATORS = re_cache.compile(r"[/_+-]")
 
 
 def _identifier_like(s: str) -> bool:
@@ -219,7 +221,7 @@ _PLACEHOLDER_MARKS = (
     "{{",
     "%(",
 )
-_PATH_LIKE = re.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:\\)")
+_PATH_LIKE = re_cache.compile(r"(?:/|~/|\./|\.\./|[A-Za-z]:\\)")
 
 
 def _is_placeholder(value: str) -> bool:
@@ -249,37 +251,47 @@ class _Rule:
 
 _B = _ALNUM + "_-"
 _VENDOR_RULES: tuple[_Rule, ...] = (
-    _Rule("AWS access key", re.compile(r"AKIA[A-Z0-9]{16}(?![A-Za-z0-9])"), _ALNUM, 4),
-    _Rule("AWS access key", re.compile(r"ASIA[A-Z0-9]{16}(?![A-Za-z0-9])"), _ALNUM, 4),
-    _Rule("GitHub token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])"), _B, 4),
-    _Rule("GitHub token", re.compile(r"github_pat_[A-Za-z0-9_]{22,244}"), _B, 11),
-    _Rule("GitLab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,80}"), _B, 6),
-    _Rule("Slack token", re.compile(r"xox[abprs]-[A-Za-z0-9-]{10,250}"), _B, 5),
+    _Rule("AWS access key", re_cache.compile(r"AKIA[A-Z0-9]{16}(?![A-Za-z0-9])"), _ALNUM, 4),
+    _Rule("AWS access key", re_cache.compile(r"ASIA[A-Z0-9]{16}(?![A-Za-z0-9])"), _ALNUM, 4),
+    _Rule(
+        "GitHub token", re_cache.compile(r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])"), _B, 4
+    ),
+    _Rule("GitHub token", re_cache.compile(r"github_pat_[A-Za-z0-9_]{22,244}"), _B, 11),
+    _Rule("GitLab token", re_cache.compile(r"glpat-[A-Za-z0-9_-]{20,80}"), _B, 6),
+    _Rule("Slack token", re_cache.compile(r"xox[abprs]-[A-Za-z0-9-]{10,250}"), _B, 5),
     _Rule(
         "Slack webhook URL",
-        re.compile(
+        re_cache.compile(
             r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{16,40}"
         ),
         "",
         29,
     ),
-    _Rule("Stripe key", re.compile(r"sk_(?:live|test)_[A-Za-z0-9]{16,247}"), _B, 8),
-    _Rule("Stripe key", re.compile(r"rk_(?:live|test)_[A-Za-z0-9]{16,247}"), _B, 8),
-    _Rule("Anthropic API key", re.compile(r"sk-ant-[A-Za-z0-9_-]{20,300}"), _B, 7, _looks_random),
-    _Rule("OpenAI API key", re.compile(r"sk-(?!ant-)[A-Za-z0-9_-]{20,300}"), _B, 3, _looks_random),
-    _Rule("Google API key", re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), _B, 4),
-    _Rule("Twilio API key", re.compile(r"SK[0-9a-f]{32}(?![A-Za-z0-9])"), _ALNUM, 2),
+    _Rule("Stripe key", re_cache.compile(r"sk_(?:live|test)_[A-Za-z0-9]{16,247}"), _B, 8),
+    _Rule("Stripe key", re_cache.compile(r"rk_(?:live|test)_[A-Za-z0-9]{16,247}"), _B, 8),
+    _Rule(
+        "Anthropic API key", re_cache.compile(r"sk-ant-[A-Za-z0-9_-]{20,300}"), _B, 7, _looks_random
+    ),
+    _Rule(
+        "OpenAI API key",
+        re_cache.compile(r"sk-(?!ant-)[A-Za-z0-9_-]{20,300}"),
+        _B,
+        3,
+        _looks_random,
+    ),
+    _Rule("Google API key", re_cache.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), _B, 4),
+    _Rule("Twilio API key", re_cache.compile(r"SK[0-9a-f]{32}(?![A-Za-z0-9])"), _ALNUM, 2),
     _Rule(
         "SendGrid API key",
-        re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+        re_cache.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
         _B + ".",
         3,
     ),
-    _Rule("npm token", re.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"), _B, 4),
-    _Rule("PyPI token", re.compile(r"pypi-AgEI[A-Za-z0-9_-]{50,2000}"), _B, 9),
+    _Rule("npm token", re_cache.compile(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"), _B, 4),
+    _Rule("PyPI token", re_cache.compile(r"pypi-AgEI[A-Za-z0-9_-]{50,2000}"), _B, 9),
     _Rule(
         "Hugging Face token",
-        re.compile(r"hf_[A-Za-z0-9]{30,60}(?![A-Za-z0-9_])"),
+        re_cache.compile(r"hf_[A-Za-z0-9]{30,60}(?![A-Za-z0-9_])"),
         _B,
         3,
         _looks_random,
@@ -302,9 +314,9 @@ def _scan_vendor(text: str) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # Private key blocks: the whole block, BEGIN line through END line
 
-_KEY_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_KEY_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_KEY_BEGIN = re_cache.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = re_cache.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BLANK_LINE = re_cache.compile(r"\n[ \t]*\n")
 
 
 def _scan_private_keys(text: str) -> Iterator[_Hit]:
@@ -331,7 +343,7 @@ def _scan_private_keys(text: str) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # JWTs: three base64url segments whose first decodes to a JSON header with "alg"
 
-_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{5,2000}\.[A-Za-z0-9_-]{2,20000}\.[A-Za-z0-9_-]{0,2000}")
+_JWT = re_cache.compile(r"eyJ[A-Za-z0-9_-]{5,2000}\.[A-Za-z0-9_-]{2,20000}\.[A-Za-z0-9_-]{0,2000}")
 
 
 def _jwt_header_ok(token: str) -> bool:
@@ -362,8 +374,8 @@ def _scan_jwts(text: str) -> Iterator[_Hit]:
 # The password runs to the last `@` before the host: people paste passwords holding `@`, `#`,
 # `?`, `!` or `:` unencoded, and percent-encoded ones hold `%`. A `/` still ends it, so
 # `http://host:8080/a@b` is a path, not credentials.
-_URL_AFTER_SCHEME = re.compile(r"://[^\s:/@?#]{0,200}:([^\s/]{1,200})@[^\s/@]")
-_PORT_THEN_QUERY = re.compile(r"\d{1,5}[?#]")
+_URL_AFTER_SCHEME = re_cache.compile(r"://[^\s:/@?#]{0,200}:([^\s/]{1,200})@[^\s/@]")
+_PORT_THEN_QUERY = re_cache.compile(r"\d{1,5}[?#]")
 
 
 def _secret_literal(value: str) -> bool:
@@ -391,8 +403,8 @@ def _scan_url_passwords(text: str) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # Authorization headers
 
-_BEARER = re.compile(r"earer[ \t]+([A-Za-z0-9._~+/-]{16,2000}=*)")
-_BASIC = re.compile(r"asic[ \t]+([A-Za-z0-9+/]{8,2000}={0,2})(?![A-Za-z0-9+/=])")
+_BEARER = re_cache.compile(r"earer[ \t]+([A-Za-z0-9._~+/-]{16,2000}=*)")
+_BASIC = re_cache.compile(r"asic[ \t]+([A-Za-z0-9+/]{8,2000}={0,2})(?![A-Za-z0-9+/=])")
 
 
 def _after_word(text: str, start: int) -> bool:
@@ -425,7 +437,7 @@ def _scan_auth_headers(text: str) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # key = value assignments in code, config, env files, YAML, JSON and notes
 
-_ASSIGN = re.compile(  # only ever used with .match() at a known key start
+_ASSIGN = re_cache.compile(  # only ever used with .match() at a known key start
     r"(?<![\w.])(?P<key>[^\W\d][\w.-]{0,79})"
     r"(?P<kq>\\?[\"'])?\]?"  # `"api_key":`, `config['SECRET_KEY'] =`
     # optional type annotation: `password: str = "..."`, `val password: String = "..."`
@@ -436,8 +448,8 @@ _ASSIGN = re.compile(  # only ever used with .match() at a known key start
     r"|`(?P<bq>[^`\r\n]{1,512})`"
     r"|(?P<uv>[^\s\"'`,;&]{1,256}))"
 )
-_KEY_HINT = re.compile(rb"pass|pw|secret|token|key|contrase|clave|credential|senha")
-_KEY_RUN = re.compile(r"[\w.-]*")
+_KEY_HINT = re_cache.compile(rb"pass|pw|secret|token|key|contrase|clave|credential|senha")
+_KEY_RUN = re_cache.compile(r"[\w.-]*")
 _OPERATOR_START = frozenset("=:,\"'\\")
 
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "contraseña", "contrasena", "passwort")
@@ -466,12 +478,12 @@ _NOT_SECRET_SUFFIXES = frozenset(
     manager version validator validation strength method methods scheme schemes placeholder
     """.split()
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEGMENT_SPLIT = re.compile(r"[_.\-]+")
-_WORDY = re.compile(r"[A-Za-z_]+(?:-[A-Za-z_]+)*")
-_SNAKE = re.compile(r"[a-z]+(?:[_-][a-z]+)+")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CAMEL = re_cache.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEGMENT_SPLIT = re_cache.compile(r"[_.\-]+")
+_WORDY = re_cache.compile(r"[A-Za-z_]+(?:-[A-Za-z_]+)*")
+_SNAKE = re_cache.compile(r"[a-z]+(?:[_-][a-z]+)+")
+_ENV_NAME = re_cache.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_DOTTED = re_cache.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _LINE_OPENERS = frozenset({"", "-", "export", "set", "setenv", "ENV"})
 
 
@@ -597,13 +609,13 @@ def _scan_assignments(text: str, folded: bytes) -> Iterator[_Hit]:
 # la base de datos") to a copula ("is", "es", ":", "->"), then reads one value. Each step is one
 # anchored match of a bounded pattern, so the work per keyword is bounded and the scan is linear.
 
-_PROSE_KEYWORD = re.compile(rb"pass(?:word|wd|phrase|code)|pwd|contrase.a|clave")
-_PROSE_MARK = re.compile(r"[ \t]{0,4}(?::|->|\u2192)")  # `=` is code; assignments cover it
-_PROSE_WORD = re.compile(r"[ \t]{1,4}([^\s\"'`,;:=()\[\]{}<>]{1,40})")
-_PROSE_QUOTED = re.compile(
+_PROSE_KEYWORD = re_cache.compile(rb"pass(?:word|wd|phrase|code)|pwd|contrase.a|clave")
+_PROSE_MARK = re_cache.compile(r"[ \t]{0,4}(?::|->|\u2192)")  # `=` is code; assignments cover it
+_PROSE_WORD = re_cache.compile(r"[ \t]{1,4}([^\s\"'`,;:=()\[\]{}<>]{1,40})")
+_PROSE_QUOTED = re_cache.compile(
     r"[ \t]{0,4}(?:\"([^\"\r\n]{1,128})\"|'([^'\r\n]{1,128})'|`([^`\r\n]{1,128})`)"
 )
-_PROSE_BARE = re.compile(r"[ \t]{0,4}(\S{1,128})")
+_PROSE_BARE = re_cache.compile(r"[ \t]{0,4}(\S{1,128})")
 _PROSE_COPULAS = frozenset({"is", "was", "es", "era", "now", "to", "ahora", "sera", "será"})
 _PROSE_FILLERS = frozenset(
     """
@@ -621,11 +633,11 @@ _PROSE_ABOUT = _NOT_SECRET_SUFFIXES | frozenset(
     primaria foránea foranea ajena única unica compuesta pública publica
     """.split()
 ) - frozenset({"user", "username", "login", "email", "mail", "store"})
-_HASH_NEARBY = re.compile(
+_HASH_NEARBY = re_cache.compile(
     r"(?i)\b(?:hash\w*|digest|salt\w*|checksum|md5|sha\d*|bcrypt|argon2\w*)\b"
 )
 _DIRECT_KEYWORDS = frozenset({"password", "passwd", "passphrase", "contrase?a"})
-_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}")
+_EMAIL = re_cache.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}")
 _PROSE_STRIP = ".,;:?)\"'"
 
 
@@ -745,14 +757,14 @@ def _scan_prose_passwords(text: str, folded: bytes) -> Iterator[_Hit]:
 # character is split into words once. Short flags mean different things to different programs
 # (`-p` is a port for ssh and psql, a prompt for `mysql -p`), so each program's flags are listed.
 
-_PROGRAM = re.compile(
+_PROGRAM = re_cache.compile(
     rb"mysql|mariadb|sshpass|curl|htpasswd|docker|podman|nerdctl|buildah|skopeo|helm|oras"
     rb"|redis-cli|mongo|sqlcmd|bcp|ldap|smbclient|rpcclient|openssl|keytool|jarsigner|zip|7z"
     rb"|sqlplus|expdp|impdp|sqlldr|ssh-keygen|az"
 )
-_PROGRAM_NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
-_SHELL_PIECE = re.compile(r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\"|[^\s'\"]{1,1024}")
-_SEGMENT_END = re.compile(r"[\n;|&]")
+_PROGRAM_NAME = re_cache.compile(r"[A-Za-z0-9_.-]{1,40}")
+_SHELL_PIECE = re_cache.compile(r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\"|[^\s'\"]{1,1024}")
+_SEGMENT_END = re_cache.compile(r"[\n;|&]")
 _SEGMENT_MAX = 1024
 _PROGRAM_BEFORE = " \t\n;|&(`'\"$/"
 _LONG_FLAG_TAIL_NOT_SECRET = frozenset({"stdin", "fd", "cmd", "command", "helper", "from"})
@@ -972,7 +984,7 @@ def _program_starts(text: str, folded: bytes) -> Iterator[tuple[int, int, str]]:
             yield start, name.end(), family
 
 
-_LONG_FLAG = re.compile(r"--([A-Za-z][A-Za-z0-9-]{1,40})[ \t]{1,8}")
+_LONG_FLAG = re_cache.compile(r"--([A-Za-z][A-Za-z0-9-]{1,40})[ \t]{1,8}")
 
 
 def _scan_long_flags(text: str) -> Iterator[_Hit]:
@@ -1016,18 +1028,20 @@ def _scan_command_lines(text: str, folded: bytes) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # High-entropy strings next to a secret word on the same line
 
-_CANDIDATE = re.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
-_CONTEXT_WORD = re.compile(
+_CANDIDATE = re_cache.compile(r"[A-Za-z0-9+/_-]{20,}={0,2}")
+_CONTEXT_WORD = re_cache.compile(
     rb"secrets?|tokeniz|tokens?|passwords?|passwd|pwd|contrase.as?|claves?|credentials?|key"
     rb"|bearer|authorization"
 )
-_KEY_QUALIFIER = re.compile(rb"(?:api|access|private|secret)[ _-]?$")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_DIGEST_PREFIX = re.compile(r"(?i)(?:sha\d*|md5|blake\w*|base64|digest|hash)[:=,-]$")
-_DIGEST_WORD = re.compile(r"(?i)(?:sha\d*|md5|blake\w*)[-:=]")
-_HASH_CONTEXT = re.compile(r"(?i)\b(?:commit\w*|sha\d*|hash\w*|checksum\w*|digest\w*|md5)\b")
-_LEAF_ID = re.compile(r"L-[\w.-]*-\d{4}-[0-9a-f]{6,}")
+_KEY_QUALIFIER = re_cache.compile(rb"(?:api|access|private|secret)[ _-]?$")
+_UUID = re_cache.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+_HEX = re_cache.compile(r"[0-9a-fA-F]+")
+_DIGEST_PREFIX = re_cache.compile(r"(?i)(?:sha\d*|md5|blake\w*|base64|digest|hash)[:=,-]$")
+_DIGEST_WORD = re_cache.compile(r"(?i)(?:sha\d*|md5|blake\w*)[-:=]")
+_HASH_CONTEXT = re_cache.compile(r"(?i)\b(?:commit\w*|sha\d*|hash\w*|checksum\w*|digest\w*|md5)\b")
+_LEAF_ID = re_cache.compile(r"L-[\w.-]*-\d{4}-[0-9a-f]{6,}")
 _MAX_CANDIDATE = 512
 
 
@@ -1121,7 +1135,7 @@ def _scan_high_entropy(text: str, folded: bytes) -> Iterator[_Hit]:
 # ---------------------------------------------------------------------------------------------
 # Public API
 
-_DATA_URI = re.compile(r"data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]+")
+_DATA_URI = re_cache.compile(r"data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]+")
 
 
 def _merge(hits: Iterable[_Hit]) -> list[_Hit]:

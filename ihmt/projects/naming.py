@@ -18,19 +18,19 @@ All rules are about spelling habits of code, none about a particular project.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .. import re_cache
 from ..text.tokenize import fold, is_term
 
 MIN_ABBREVIATION = 5  # a lone name part this long may stand for a longer question word
 MIN_PIECE = 3  # a piece of a run-together name part ("env" in "envvar")
 MAX_PIECES = 4
 
-_WORD = re.compile(r"\w+")
-_CASE_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORD = re_cache.compile(r"\w+")
+_CASE_PART = re_cache.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 _SUFFIXES = (
     "ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ily", "ly", "ed", "es",

@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 
+from .. import re_cache
 from .naming import Groups, name_coverage, query_words, word_variants
 
 __all__ = [
@@ -83,7 +84,7 @@ ASIDE_DIRS = {
 }  # fmt: skip
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs"}
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "prueba", "pruebas"}
-_TEST_NAME = re.compile(
+_TEST_NAME = re_cache.compile(
     r"""^(?:test_.+\.py|.+_test\.py|conftest\.py
         |.+_test\.go
         |.+(?:Test|Tests|IT)\.(?:java|kt|scala|groovy)
@@ -97,7 +98,7 @@ _TEST_NAME = re.compile(
 # naming them ("index.ts"), since "__init__" or "index" in a query usually means a symbol
 # (and "tests" in a query asks for tests, see TEST_WORDS).
 _CONVENTION_STEMS = {"__init__", "__main__", "index", "mod", "main", "lib"}
-_WORD = re.compile(r"[\w.\-/]+")
+_WORD = re_cache.compile(r"[\w.\-/]+")
 
 
 def normalize_scope(scope: str | None) -> str:

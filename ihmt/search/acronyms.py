@@ -12,15 +12,14 @@ found are read, and only for such words, so nothing is stored or indexed.
 
 from __future__ import annotations
 
-import re
-
+from .. import re_cache
 from ..text.stopwords import is_stopword
 from ..text.tokenize import terms
 
 # written as an acronym: two capitals or more among 2-7 letters, a plural "s" after them
-_ACRONYM = re.compile(r"(?<![\w-])([A-Za-z]*[A-Z][A-Za-z]*[A-Z][A-Za-z]*?)(s?)(?![\w-])")
+_ACRONYM = re_cache.compile(r"(?<![\w-])([A-Za-z]*[A-Z][A-Za-z]*[A-Z][A-Za-z]*?)(s?)(?![\w-])")
 _CONNECTORS = frozenset("of de del for and y the la el en per por".split())
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re_cache.compile(r"[^\W\d_]+")
 MIN_LETTERS = 2
 MAX_LETTERS = 7
 MIN_WORD = 3  # a word of the run is a word, not "a" or "to"
@@ -54,7 +53,7 @@ def spells_out(text: str, letters: str) -> bool:
 
 
 CAMEL_LETTERS = 3  # a two-letter acronym would match a chance pair of humps ("GitHub": "gh")
-_HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
+_HUMP = re_cache.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])")
 
 
 def _humps(word: str) -> str:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .. import re_cache
 from ..text.given_names import GIVEN_NAMES
 from ..text.reply import split_reply
 from ..text.tokenize import fold, terms
@@ -100,7 +101,7 @@ class _Lazy:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self._pattern)
+            self._compiled = re_cache.compile(self._pattern)
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
@@ -112,7 +113,7 @@ class _Lazy:
 
 def _cue(pattern: str) -> re.Pattern[str]:
     # an identifier is no question word: "total_price" or "app-version" asks for nothing
-    return re.compile(r"(?<![\w.-])(?:" + pattern + r")(?![\w-])")
+    return re_cache.compile(r"(?<![\w.-])(?:" + pattern + r")(?![\w-])")
 
 
 # a phone number has seven digits or more. Not a date ("2026-05-26", "2026-03). 31 issues"),
@@ -451,7 +452,7 @@ SHAPES: tuple[AnswerShape, ...] = (
 
 # "when" asks for a date where it opens the question; mid-sentence it is a conjunction ("where
 # do I put secrets when running locally?"). Spanish marks the question word: "cuándo".
-_OPENING_WHEN = re.compile(
+_OPENING_WHEN = re_cache.compile(
     r"^\W*(?:(?:and|so|but|y|pero|e|et|mais)\s+)?(?:when|cuando|quand)(?![a-z])"
 )
 _DATE = "date"
@@ -459,8 +460,8 @@ _DATE = "date"
 
 # A question opening with "who", "where" or "why" asks for a person, a place or a reason,
 # whatever else it mentions ("who signs off when the parts cost goes up?")
-_OPENING_WHO = re.compile(r"^\W*(?:who|whom|quien|quienes|qui|c'est qui)(?![a-z])")
-_OPENING_OTHER = re.compile(
+_OPENING_WHO = re_cache.compile(r"^\W*(?:who|whom|quien|quienes|qui|c'est qui)(?![a-z])")
+_OPENING_OTHER = re_cache.compile(
     r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que|qui|c'est qui|ou|pourquoi)"
     r"(?![a-z])"
 )
@@ -469,7 +470,7 @@ _OPENING_OTHER = re.compile(
 # "how many core-hours did the reruns cost?", "how much of our allocation does a day cost?",
 # "¿cada cuánto ... las revisiones de coste?": a count, a share or how often, not an amount of
 # money (which no answer in core-hours holds)
-_COUNT_NOT_MONEY = re.compile(
+_COUNT_NOT_MONEY = re_cache.compile(
     r"(?<![a-z])(?:how many (?!(?:euros?|dollars?|pounds?|pesos?|bucks|francs?)(?![a-z]))[a-z]"
     r"|how much of(?![a-z])|cada cuanto"
     r"|combien de (?!(?:euros?|dollars?|francs?)(?![a-z]))[a-z])"
@@ -482,12 +483,12 @@ _PLATFORMS = (
     r"(?:nintendo\s+)?switch|consoles?|consolas?|playstation|ps[345]|xbox|steam\s?deck|macos|mac"
     r"|ios|android|linux|windows|web|mobile|movil"
 )
-_SOFTWARE_PORT = re.compile(
+_SOFTWARE_PORT = re_cache.compile(
     r"(?<![\w-])(?:(?:" + _PLATFORMS + r")\s+ports?"
     r"|ports?\s+(?:to|of|for|de|a|al|para)\s+(?:the\s+|la\s+|el\s+|las\s+)?(?:" + _PLATFORMS + r"))"
     r"(?![\w-])"
 )
-_NETWORK_PORT = re.compile(
+_NETWORK_PORT = re_cache.compile(
     r"(?<![\w-])(?:which|what|que|cual|en que|on|quel|sur quel)\s+(?:tcp\s+)?(?:port|puerto)s?\b"
     r"|port number"
 )
@@ -497,7 +498,7 @@ _COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "vers
 
 # "the BQ view that has no phone numbers", "a build without the IP allowlist": a value the
 # question rules out is not the one it asks for
-_RULED_OUT = re.compile(
+_RULED_OUT = re_cache.compile(
     r"(?<![a-z])(?:no|without|sin|sans|ni)\s+(?:(?:a|an|any|the|un|una|unos|unas|de|los|las|el|la)\s+)?$"
 )
 
@@ -587,7 +588,7 @@ def holds_shape(
 # a product written in lower case, as people type it, then its major version: "we bumped to
 # node 24", "java 21 everywhere" (only for the product the question asks about: "to 24",
 # "room 3" are no versions)
-_LOWER_MAJOR = re.compile(
+_LOWER_MAJOR = re_cache.compile(
     r"\b([a-z][\w+#-]*)\s+v?(\d{1,3})(?![\w]|[.,]\d)(?!\s?(?i:" + _UNITS + r"))"
 )
 
@@ -618,7 +619,7 @@ def _found(shape: AnswerShape, text: str, subject: frozenset[str] | set[str]) ->
 # the product a version number belongs to is written right before it: "Solr 8.11.2",
 # "PostgreSQL v16", "Node.js version 22"; a capitalised name or an identifier, not a verb
 # or a preposition ("upgraded to 2.11.1" names no owner)
-_OWNER = re.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$")
+_OWNER = re_cache.compile(r"([A-Za-z][\w.+#-]*)\s+(?:v|version\s+|versi[oó]n\s+)?v?$")
 
 
 def _near_subject(
@@ -634,7 +635,7 @@ def _near_subject(
     )
 
 
-_SENTENCE_END = re.compile(r"[.;:!?](?:\s|$)|\n")
+_SENTENCE_END = re_cache.compile(r"[.;:!?](?:\s|$)|\n")
 SENTENCE_REACH = 200  # how far back a sentence is read for the thing its value belongs to
 
 
@@ -759,7 +760,7 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
     return tuple(shape for shape in shapes if shape.strict)
 
 
-_NAMED = re.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
+_NAMED = re_cache.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
 # words that name the shape asked, not what it is asked of ("the build machine's IP"); ASCII
 # only: folding accented words at import would build the Unicode tables on every hook start
 _CUE_WORDS = frozenset(
@@ -773,8 +774,8 @@ _NOT_OWNER = frozenset(
     "required recommended supported stable pinned same default last first actual minima "
     "maxima nueva ultima exacta is are was were do does did and or for on in at to with".split()
 )
-_BEFORE_VERSION = re.compile(r"((?:[\w.+#'’-]+\s+){1,3})versi[oó]n(?:s|es)?\b", re.I)
-_AFTER_VERSION = re.compile(
+_BEFORE_VERSION = re_cache.compile(r"((?:[\w.+#'’-]+\s+){1,3})versi[oó]n(?:s|es)?\b", re.I)
+_AFTER_VERSION = re_cache.compile(
     r"versi[oó]n(?:s|es)?\s+(?:of|de|del)\s+((?:[\w.+#'’-]+\s*){1,4})", re.I
 )
 _VERSION_WORDS = frozenset(terms("version versions versiones"))

@@ -16,13 +16,12 @@ forest is shipped.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date as _date
 from functools import cached_property
 
-from .. import boosted
+from .. import boosted, re_cache
 from ..text.tokenize import terms
 from . import change_trees
 from .restatement import tells_change
@@ -31,7 +30,7 @@ from .supersession import SENTENCE_BREAK, leaves_behind, names_old_value
 THRESHOLD = 0.5  # the fitted probability a later memory must reach to answer in the leader's place
 RULE_TAKES = False  # a change naming the old value answers when the forest takes none
 LONG_TEXT = 3000  # words: a memory this long has the full length signal
-_VALUE = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+_VALUE = re_cache.compile(r"[\w.:/-]*\d[\w.:/-]*")
 
 FEATURES = (
     "rule",  # tells of a change and names the old value (supersession.changes_statement)

@@ -39,7 +39,7 @@ def linked_name_terms(
     found: list[str] = []
     for surface, named in first_names:
         surnames: set[str] = set()
-        pattern = re.compile(SURNAME_AFTER % re.escape(surface))
+        pattern = re.compile(SURNAME_AFTER % re.escape(surface))  # noqa: TID251 - user text
         for cand in cands[:LINK_WINDOW]:
             tf = cand.ref.get("tf") or {}
             if not set(named) <= set(tf) or not clue & set(tf):

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
 from ..text.tokenize import fold, terms
 
 # "how many", "cuántos/cuántas" (folded, accents gone), then the words that say what is counted
-_ASKS = re.compile(r"(?<![\w-])(?:how many|cuantos|cuantas)\s+(.+)")
+_ASKS = re_cache.compile(r"(?<![\w-])(?:how many|cuantos|cuantas)\s+(.+)")
 # a word that ends the counted thing: a verb, an auxiliary, a preposition ("how many orders
 # got stuck", "how many days of backups", "cuántos pedidos tuvimos")
 _ENDS_THING = frozenset(
@@ -41,7 +42,7 @@ _NUMBER_WORDS = frozenset(
 )
 # words, numbers and the marks that end a phrase, folded: "30-day" is "30" and "day", "1.200"
 # and "31,000" are one number each, "RAK7289" is "rak" and "7289"
-_PIECES = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[.,;:()!?\n]")
+_PIECES = re_cache.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[.,;:()!?\n]")
 AFTER_WORDS = 3  # "19 RAK7289 units", "6 worker nodes": the words a number counts follow it
 BEFORE_WORDS = 4  # "Wishlists after Next Fest: 31,000": ... or come first, the number last
 

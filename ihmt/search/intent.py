@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
 from ..text.dates import month_number
 from ..text.tokenize import fold, terms
 
@@ -41,7 +42,7 @@ _HISTORY_PHRASES = (
     "originalmente",
     "en aquel momento",
 )
-_HISTORY_RE = re.compile(
+_HISTORY_RE = re_cache.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
     # "last autumn", "el verano pasado", "last year": a time gone by
     r"|(?<![a-z])last\s+(?:spring|summer|autumn|fall|winter|year)(?![a-z])"
@@ -71,36 +72,36 @@ _HISTORY_RE = re.compile(
     r"|october|november|december)(?![a-z])"
 )
 # cues that ask about before only in a question already in the past
-_AFTER_DID = re.compile(
+_AFTER_DID = re_cache.compile(
     r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+"
     r"|start\s+the\s+(?:project|repo|app|site)\s+(?:on|with)"
 )
-_DID_RE = re.compile(r"(?<![a-z])did(?![a-z])")
+_DID_RE = re_cache.compile(r"(?<![a-z])did(?![a-z])")
 # ... and cues that do only with a verb in the past somewhere in it
-_IN_PAST = re.compile(
+_IN_PAST = re_cache.compile(
     r"first\s+[a-z]+(?:ed|ing)|(?:started|launched|began)\s+(?:on|with)|back\s+on"
 )
-_FIRST_PAST_RE = re.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
+_FIRST_PAST_RE = re_cache.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
 # "in March", "back in June", "during July", "en marzo": a month the question is set in
-_IN_MONTH_RE = re.compile(
+_IN_MONTH_RE = re_cache.compile(
     r"(?<![a-z])(?:(?:in|during|en|durante)\s+(?:(?:early|late|mid)[\s-]+)?"
     r"|a\s+(?:principios|finales|mediados)\s+de\s+)([a-z]{3,10})(?![a-z])"
 )
 _PAST_VERBS = "was|were|did|had|era|eran|estaba|fue|tenia"
-_PAST_VERB_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r")(?![a-z])")
+_PAST_VERB_RE = re_cache.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r")(?![a-z])")
 
 
 # "before renaming", "antes de desplegar": a step that comes first, not an earlier state, when
 # nothing else in the question is in the past ("where did Camila live before moving?" is)
-_BEFORE_ACTION_RE = re.compile(
+_BEFORE_ACTION_RE = re_cache.compile(
     r"\s+(?:\w+ing|de\s+\w+(?:ar|er|ir)(?:lo|la|los|las|le|les|se)?)(?![a-z])"
 )
-_PAST_RE = re.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to)(?![a-z])")
+_PAST_RE = re_cache.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to)(?![a-z])")
 # "before they get purged", "before I push", "before it's wiped": a step in how something
 # works, told in the present; "before we moved", "before it got renamed" tell of the past
 _IRREGULAR_PAST = "went|got|took|came|began|became|made|ran|left|put|cut|set|had|was|were|did|gave"
-_BEFORE_PRESENT_RE = re.compile(
+_BEFORE_PRESENT_RE = re_cache.compile(
     r"\s+(?:i|we|you|they|it|he|she|someone|anyone)"
     r"(?:['’](?:s|re|m|ll)\s+\w+"
     r"|\s+(?:can|could|will|should|must|may|might|need|needs|have to|has to)\s+\w+"
@@ -146,7 +147,7 @@ def asks_history(text: str) -> bool:
 
 
 # "now", "these days", "ahora": the question expects the value may have changed
-_NOW_RE = re.compile(
+_NOW_RE = re_cache.compile(
     r"(?<![a-z])(?:now|currently|current|these days|at the moment|right now|nowadays|latest|"
     r"still|ahora|actualmente|actual|hoy en dia|todavia|ya)(?![a-z])"
 )
@@ -158,7 +159,7 @@ def asks_now(text: str) -> bool:
 
 
 # "which bucket do ...", "what's the staging DB host?", "qué versión ...": the thing asked
-_WH_HEAD = re.compile(
+_WH_HEAD = re_cache.compile(
     r"(?<![a-z])(?:what|which|que|cual|cuales|quel|quelle|quels|quelles)"
     r"(?:'s|’s| is| are| was| were| es| son| era| est| sont| etait)?"
     r"(?: (?:the|our|a|an|el|la|los|las|de|del|le|les|l'|du|des|notre|nos))?"
@@ -209,7 +210,7 @@ _SEASONS = {
     "winter": {12, 1, 2},
     "invierno": {12, 1, 2},
 }
-_IN_SEASON_RE = re.compile(
+_IN_SEASON_RE = re_cache.compile(
     r"(?<![a-z])(?:(?:in|during|en|durante)\s+(?:the\s+|el\s+|la\s+)?(?:last\s+|pasad[oa]\s+)?"
     r"|last\s+|(?:el|la)\s+)"
     r"(" + "|".join(_SEASONS) + r")(?![a-z])"

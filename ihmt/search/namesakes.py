@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import re_cache
 from ..text.given_names import GIVEN_NAMES
 from ..text.tokenize import fold, terms
 from .navigator import Candidate
@@ -50,7 +51,9 @@ def names_alone(question: str) -> list[str]:
 
 
 # a memory about a person says so: "she mutes WhatsApp", "his laptop", "ella revisa"
-_PERSON_WORDS = re.compile(r"(?<![\w'’])(?:she|he|her|his|him|herself|himself|ella|él)(?!\w)", re.I)
+_PERSON_WORDS = re_cache.compile(
+    r"(?<![\w'’])(?:she|he|her|his|him|herself|himself|ella|él)(?!\w)", re.I
+)
 
 
 def _about_a_person(text: str) -> bool:
@@ -65,7 +68,7 @@ def surnames_in(text: str, first: str) -> set[str]:
 
 def _surnames_written(text: str, first: str) -> dict[str, str]:
     """Folded surname -> as first written ("Muñoz's" -> {"munoz": "Muñoz"})."""
-    pattern = re.compile(SURNAME_AFTER % re.escape(first))
+    pattern = re.compile(SURNAME_AFTER % re.escape(first))  # noqa: TID251 - user text
     out: dict[str, str] = {}
     for match in pattern.finditer(text[:4000]):
         written = match.group(1).removesuffix("'s").removesuffix("’s").rstrip("'’")

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable
 
+from .. import re_cache
 from ..text.tokenize import terms
 from .intent import history_cue_at
 from .navigator import Candidate, stand_in
@@ -326,7 +327,7 @@ def _named_apart(a: str, b: str, question: str) -> bool:
     """True when a name the question uses is followed by different names in the two texts
     ("Luis Ortega ..." / "Luis Pardo ..."): they speak of two people or things."""
     for word in re.findall(r"(?<!\w)[A-ZÁÉÍÓÚÑÜ][\w-]{1,30}", question):
-        pattern = re.compile(_NAME_AFTER.format(word=re.escape(word)))
+        pattern = re.compile(_NAME_AFTER.format(word=re.escape(word)))  # noqa: TID251
         names_a = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(a[:4000])}
         names_b = {m.group(1).rstrip("'’.").lower() for m in pattern.finditer(b[:4000])}
         if names_a and names_b and names_a.isdisjoint(names_b):
@@ -367,7 +368,7 @@ def _same_document(a, b) -> bool:
 CHANGE_SHARE = 0.8  # ... holding this share of the question words the leader holds
 
 # words by which a memory tells that something changed (English and Spanish)
-_CHANGE_RE = re.compile(
+_CHANGE_RE = re_cache.compile(
     r"(?<![\w-])(?:now|no longer|anymore|moved|migrated|switched|upgraded|downgraded|bumped|"
     r"raised|lowered|increased|reduced|resized|renamed|replaced|changed|instead|from now on|"
     r"cut to|down to|extended|shortened|postponed|pushed back|brought forward|slipped|"

@@ -21,11 +21,12 @@ from __future__ import annotations
 import math
 import re
 
+from .. import re_cache
 from ..text.tokenize import fold, terms
 from .restatement import tells_change
 from .unknown_names import CALENDAR_WORDS
 
-SENTENCE_BREAK = re.compile(r"(?<=[.;!?])\s+|\n+")
+SENTENCE_BREAK = re_cache.compile(r"(?<=[.;!?])\s+|\n+")
 SENTENCE_CHARS = 400  # a statement longer than this is cut: its words stay specific
 
 
@@ -45,7 +46,7 @@ def asked_statement(content: str, asked: dict[str, float]) -> str:
 
 
 # "from CX22 to CX32", "de Valencia a Alicante", "CX22 -> CX32": the old value named outright
-_FROM_TO = re.compile(
+_FROM_TO = re_cache.compile(
     r"(?i)(?<![\w-])(?:from|de|desde)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+)?"
     r"(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40})?)\s+(?:to|a|al|hasta)\s"
     r"|(?P<arrow>[^\s,;:()]{1,40})\s?(?:->|→)\s?\S"
@@ -80,8 +81,8 @@ def _runs_on(old: str) -> bool:
 
 # "de martes a jueves", "from 9am to 5pm": a day, a month or a time after "from" opens a range,
 # unless a word of change comes right before it ("moved from Monday to Tuesday")
-_TIME_OF_DAY = re.compile(r"(?i)\d{1,2}(?:[h.]\d{2})?\s?[ap]m|\d{1,2}[h.]\d{2}")
-_CHANGED_JUST_BEFORE = re.compile(
+_TIME_OF_DAY = re_cache.compile(r"(?i)\d{1,2}(?:[h.]\d{2})?\s?[ap]m|\d{1,2}[h.]\d{2}")
+_CHANGED_JUST_BEFORE = re_cache.compile(
     r"(?i)(?<!\w)(?:moved?|moving|changed?|changing|switched|shifted|rescheduled|pushed|brought|went"
     r"|goes|go|pasa|pas[oó]|cambia|cambi[oó]|movid[oa]|movi[oó]|se mueve|se movi[oó])"
     r"(?:\s+\S+){0,3}\s*$"
@@ -119,13 +120,13 @@ def names_old_value(later_text: str, statement_terms: set[str], rare: set[str]) 
 
 # the old value named as what no longer holds: "no longer on X", "the old X", "ya no en X",
 # "X is being decommissioned": a few words after the cue (or before the retiring verb)
-_LEFT_BEHIND = re.compile(
+_LEFT_BEHIND = re_cache.compile(
     r"(?i)(?<![\w-])(?:no longer\s(?:on|in|at|uses?|using|runs?\son|runs?\sin|with|goes?\sto)"
     r"|the old|the former|the previous|ya no\s(?:en|usa|usamos|corre en|está en|va a|con)"
     r"|el antiguo|la antigua|el viejo|la vieja)\s+(?:the\s|el\s|la\s|los\s|las\s|al\s|a\s)?"
     r"(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40}){0,2})"
 )
-_RETIRED = re.compile(
+_RETIRED = re_cache.compile(
     r"(?i)(?P<old>[^\s,;:()]{1,40}(?:\s[^\s,;:()]{1,40})?)\s(?:is|are|was|were|gets|get)\s"
     r"(?:being\s|now\s)?(?:decommissioned|retired|shut down|deprecated|archived|switched off"
     r"|turned off)"
@@ -133,8 +134,8 @@ _RETIRED = re.compile(
 # a value is written as one: a name, a number, a host or a path ("Excel", "M1",
 # "orders-db-replica-01", "git.ot.local"), not a plain or hyphenated word ("starves",
 # "self-hosted", "read-only")
-_VALUE_WORD = re.compile(r"[A-Z\d]|\w[._/]\w")
-_IDENTIFIER = re.compile(r"\d|\w[._/]\w")
+_VALUE_WORD = re_cache.compile(r"[A-Z\d]|\w[._/]\w")
+_IDENTIFIER = re_cache.compile(r"\d|\w[._/]\w")
 
 
 def leaves_behind(later_text: str, statement_terms: set[str], rare: set[str]) -> bool:

@@ -18,10 +18,9 @@ catch the clear cases only.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 
-from .. import boosted
+from .. import boosted, re_cache
 from ..text.bm25 import idf
 from ..text.tokenize import fold
 from . import learned_order, unanswered_trees
@@ -66,7 +65,7 @@ _SHAPE = learned_order.FEATURES.index("shape")
 # "when did Caroline go to the pottery class?": the date of the memory telling of the event
 # answers, so a memory without a date in its text is no sign that nothing does (the corpora
 # the judge was fitted on ask mostly for dates to come: "when does the certificate expire?")
-_WHEN_IT_HAPPENED = re.compile(
+_WHEN_IT_HAPPENED = re_cache.compile(
     r"^\W*(?:when|cuando|quand)\s+(?:did|was|were|fue|fueron|se\s+\w+o|a|ont|est|etait)\b"
 )
 

@@ -25,13 +25,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .. import re_cache
 from ..text.tokenize import fold, terms
 
-_WORD = re.compile(r"[\w][\w.+#/'’-]*")
+_WORD = re_cache.compile(r"[\w][\w.+#/'’-]*")
 _CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
-_ACRONYM = re.compile(r"[A-Z]{1,3}s?")
-_LETTER_DIGIT = re.compile(r"[A-GI-PR-UW-Z][0-9]")
-_ALTERNATIVES = re.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
+_ACRONYM = re_cache.compile(r"[A-Z]{1,3}s?")
+_LETTER_DIGIT = re_cache.compile(r"[A-GI-PR-UW-Z][0-9]")
+_ALTERNATIVES = re_cache.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
 CALENDAR_WORDS = frozenset(
     (
         "january february march april may june july august september october november december"

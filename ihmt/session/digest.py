@@ -11,13 +11,14 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from .. import re_cache
 from ..text.clean import one_line
 
 MAX_LINE_CHARS = 1000
 MAX_TOTALS = 50
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_ANSI = re_cache.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+_CONTROL = re_cache.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 # Each rule is (literal hint, pattern). str.find runs over the whole log in C, so only
 # lines holding a hint pay for a regex, and only for that hint's small pattern: a million-line
@@ -25,20 +26,20 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 # means the hint alone is enough.
 Rule = tuple[str, re.Pattern[str] | None]
 
-_PYTEST_TOTAL = re.compile(
+_PYTEST_TOTAL = re_cache.compile(
     r"^=*[ \t]*\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b"
     r".*(?:\bin \d+(?:\.\d+)?s\b|=[ \t]*$)"
 )
-_MOCHA_TOTAL = re.compile(r"^[ \t]*\d+ (?:passing|failing|pending)\b")
+_MOCHA_TOTAL = re_cache.compile(r"^[ \t]*\d+ (?:passing|failing|pending)\b")
 
 _ERROR_RULES: tuple[Rule, ...] = (
-    ("ERR", re.compile(r"\bERROR\b|\bERR!")),  # ERROR, [ERROR], npm ERR!
-    ("FAIL", re.compile(r"\bFAIL(?:ED|URE)?\b")),  # FAILED, FAIL, --- FAIL, BUILD FAILURE
-    ("Error", re.compile(r"Error:|\bAssertionError\b")),  # ValueError: ..., Error: ...
-    ("Exception", re.compile(r"Exception\b")),
-    ("Traceback", re.compile(r"\bTraceback \(most recent call last\)")),
+    ("ERR", re_cache.compile(r"\bERROR\b|\bERR!")),  # ERROR, [ERROR], npm ERR!
+    ("FAIL", re_cache.compile(r"\bFAIL(?:ED|URE)?\b")),  # FAILED, FAIL, --- FAIL, BUILD FAILURE
+    ("Error", re_cache.compile(r"Error:|\bAssertionError\b")),  # ValueError: ..., Error: ...
+    ("Exception", re_cache.compile(r"Exception\b")),
+    ("Traceback", re_cache.compile(r"\bTraceback \(most recent call last\)")),
     ("panic:", None),
-    ("error", re.compile(r"\berror(?:\[E\d+\])?:|\berror TS\d+")),  # gcc, rustc, tsc
+    ("error", re_cache.compile(r"\berror(?:\[E\d+\])?:|\berror TS\d+")),  # gcc, rustc, tsc
     ("\nE  ", None),  # pytest assertion detail lines
     ("\nE\t", None),
     ("✗", None),
@@ -48,28 +49,31 @@ _ERROR_RULES: tuple[Rule, ...] = (
 _TOTALS_RULES: tuple[Rule, ...] = (
     # pytest: "5 passed, 1 failed in 0.3s", "=== 1 failed, 2 passed ===", "no tests ran"
     *((hint, _PYTEST_TOTAL) for hint in ("passed", "failed", " error", "skipped", "deselected")),
-    ("no tests ran", re.compile(r"^=*[ \t]*no tests ran\b")),
+    ("no tests ran", re_cache.compile(r"^=*[ \t]*no tests ran\b")),
     # unittest (a bare "OK" is handled separately: it needs a "Ran" line just before)
-    ("\nRan ", re.compile(r"^Ran \d+ tests? in \d+(?:\.\d+)?s")),
-    ("\nFAILED (", re.compile(r"^FAILED \((?:failures|errors)=\d+.*\)[ \t]*$")),
+    ("\nRan ", re_cache.compile(r"^Ran \d+ tests? in \d+(?:\.\d+)?s")),
+    ("\nFAILED (", re_cache.compile(r"^FAILED \((?:failures|errors)=\d+.*\)[ \t]*$")),
     # jest
-    (" total", re.compile(r"^(?:Tests|Test Suites|Snapshots):[ \t]+.*\b\d+ total\b")),
+    (" total", re_cache.compile(r"^(?:Tests|Test Suites|Snapshots):[ \t]+.*\b\d+ total\b")),
     # go test
-    ("\nok", re.compile(r"^ok[ \t]+\S+[ \t]+(?:\d+(?:\.\d+)?s|\(cached\))")),
-    ("\nFAIL", re.compile(r"^FAIL[ \t]+\S+(?:[ \t]+\d+(?:\.\d+)?s|[ \t]+\[[^\]]+\])?[ \t]*$")),
-    ("--- FAIL", re.compile(r"^[ \t]*--- FAIL: \S+")),
+    ("\nok", re_cache.compile(r"^ok[ \t]+\S+[ \t]+(?:\d+(?:\.\d+)?s|\(cached\))")),
+    (
+        "\nFAIL",
+        re_cache.compile(r"^FAIL[ \t]+\S+(?:[ \t]+\d+(?:\.\d+)?s|[ \t]+\[[^\]]+\])?[ \t]*$"),
+    ),
+    ("--- FAIL", re_cache.compile(r"^[ \t]*--- FAIL: \S+")),
     # cargo
-    ("\ntest result: ", re.compile(r"^test result: (?:ok|FAILED)\. \d+ passed; \d+ failed")),
+    ("\ntest result: ", re_cache.compile(r"^test result: (?:ok|FAILED)\. \d+ passed; \d+ failed")),
     # maven / gradle
-    ("Tests run: ", re.compile(r"Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+")),
-    ("BUILD ", re.compile(r"\bBUILD (?:SUCCESS|FAILURE|SUCCESSFUL|FAILED)\b")),
-    (" completed, ", re.compile(r"^\d+ tests? completed, \d+ failed")),
+    ("Tests run: ", re_cache.compile(r"Tests run: \d+, Failures: \d+, Errors: \d+, Skipped: \d+")),
+    ("BUILD ", re_cache.compile(r"\bBUILD (?:SUCCESS|FAILURE|SUCCESSFUL|FAILED)\b")),
+    (" completed, ", re_cache.compile(r"^\d+ tests? completed, \d+ failed")),
     # mocha
     *((hint, _MOCHA_TOTAL) for hint in ("passing", "failing", "pending")),
 )
 SCAN_CHARS = 4000  # long lines are only checked near the hint
-_UNITTEST_OK = re.compile(r"^OK(?: \(.*\))?[ \t]*$")
-_RAN = re.compile(r"^Ran \d+ tests? in ")
+_UNITTEST_OK = re_cache.compile(r"^OK(?: \(.*\))?[ \t]*$")
+_RAN = re_cache.compile(r"^Ran \d+ tests? in ")
 
 
 @dataclass

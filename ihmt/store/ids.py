@@ -10,12 +10,13 @@ the caller reports (and quarantines the file for).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
+from .. import re_cache
+
 _WORD = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
-DOMAIN_RE = re.compile(rf"{_WORD}(?:\.{_WORD}){{0,7}}")
-LEAF_ID_RE = re.compile(rf"L-{DOMAIN_RE.pattern}-[0-9]{{4,9}}-[0-9a-f]{{6,64}}")
+DOMAIN_RE = re_cache.compile(rf"{_WORD}(?:\.{_WORD}){{0,7}}")
+LEAF_ID_RE = re_cache.compile(rf"L-{DOMAIN_RE.pattern}-[0-9]{{4,9}}-[0-9a-f]{{6,64}}")
 MAX_ID = 240
 
 # header fields and the types they must have when present (absent ones get defaults)

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import re_cache
 from ..config import default_workspace
 
 STORE_DIRNAME = "ihmt_memory"
@@ -55,7 +55,7 @@ def holds_store(folder: str | os.PathLike) -> bool:
     )
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = re_cache.compile(r"[^A-Za-z0-9._-]+")
 
 
 @functools.lru_cache(maxsize=256)

@@ -22,6 +22,7 @@ import re
 import time
 from pathlib import Path
 
+from .. import re_cache
 from .ids import LEAF_ID_RE, header_problem, valid_domain, valid_leaf_id
 from .leaf_format import CLOSE_MARKER, OPEN_MARKER, leaf_checksum
 
@@ -29,7 +30,7 @@ _OPEN = OPEN_MARKER.encode()
 _CLOSE = CLOSE_MARKER.encode()
 _STRING_FIELD = r'"{name}"\s*:\s*"((?:[^"\\\n]|\\.){{0,2000}})"'
 DATA_TYPES = ("CODE", "NARRATIVE", "CLINICAL", "PERSONAL", "PROCESS", "GENERIC")
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?")
+_ISO = re_cache.compile(r"\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?Z?)?")
 
 
 def split_damaged(data: bytes) -> tuple[str, bytes] | None:

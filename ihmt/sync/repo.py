@@ -17,6 +17,7 @@ import socket
 import time
 from pathlib import Path
 
+from .. import re_cache
 from ..errors import SyncError
 from ..store.atomic import atomic_write_text
 from ..vcs.gitcmd import DEFAULT_BRANCH, Git, is_repo
@@ -85,7 +86,7 @@ def ensure_identity(git: Git, config: dict[str, str]) -> None:
         git.run("config", "--local", "user.email", f"ihmt@{host}.invalid")
 
 
-_SCP_LIKE = re.compile(r"^[A-Za-z0-9._-]+@?[A-Za-z0-9._-]*:(?![\\/])")
+_SCP_LIKE = re_cache.compile(r"^[A-Za-z0-9._-]+@?[A-Za-z0-9._-]*:(?![\\/])")
 
 
 def normalize_remote(url: str) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
+from .. import re_cache
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re_cache.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE = re_cache.compile("[\ud800-\udfff]")
 
 
 def one_line(text: str, limit: int | None = None) -> str:

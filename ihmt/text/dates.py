@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
 
+from .. import re_cache
+
 __all__ = [
     "find_dates",
     "match_date_at",
@@ -89,15 +91,15 @@ _MONTH_DAY = (
     rf"(?P<vm>{_MONTH})\.?\s{{1,3}}(?P<vd>\d{{1,2}}){_ORD}"
     r"(?:,?\s{1,3}(?:de|del)\s{1,3}|,\s{0,3}|\s{1,3})(?P<vy>\d{4})(?!\d)"
 )
-_DATE_RE = re.compile(
+_DATE_RE = re_cache.compile(
     "|".join(f"(?:{p})" for p in (_ISO, _YMD, _DMY, _DAY_MONTH, _MONTH_DAY)), re.IGNORECASE
 )
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re_cache.compile(r"\d+")
 # A written date starts at most this many characters before its first digit ("septiembre.   5").
 _LOOKBACK = 16
 _WINDOW = 256  # characters searched per window
 _SAFE = 64  # longer than any date match plus its look-ahead
-_YEAR_RE = re.compile(r"(?<![\w.])(19\d\d|20\d\d|2100)(?![\w]|\.\d)")
+_YEAR_RE = re_cache.compile(r"(?<![\w.])(19\d\d|20\d\d|2100)(?![\w]|\.\d)")
 
 _MIN_YEAR, _MAX_YEAR = 1000, 2999
 

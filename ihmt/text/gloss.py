@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
 from .stopwords import foreign_function_word
 from .tokenize import fold
 from .vocabulary import english_word
@@ -59,10 +60,10 @@ _QUESTION_WORDS = {
     "pas": "not",
 }
 # a chunk of text between spaces: punctuation around a word, the word itself
-_CHUNK = re.compile(r"^(?P<lead>[^\w]*)(?P<core>.*?)(?P<tail>[^\w]*)$", re.DOTALL)
+_CHUNK = re_cache.compile(r"^(?P<lead>[^\w]*)(?P<core>.*?)(?P<tail>[^\w]*)$", re.DOTALL)
 _SINGLE = frozenset("a y o e u".split())  # Spanish one-letter words: "a", "and", "or"
 # a French word's elided article or pronoun: "l'import", "qu'on", "d'accord", "c'est"
-_ELISION = re.compile(r"^(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=\w)", re.I)
+_ELISION = re_cache.compile(r"^(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=\w)", re.I)
 
 
 def gloss(text: str) -> str:

@@ -7,17 +7,18 @@ any time from the stored text and always comes out the same.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 from ihmt.text.tokenize import is_term, terms, token_groups
 
+from .. import re_cache
+
 ELLIPSIS = "…"
 
-_WS_RE = re.compile(r"\s+")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
-_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
-_MARKER_RE = re.compile(r"^(?:[>*+-]\s+|\d{1,3}[.)]\s+)+")
+_WS_RE = re_cache.compile(r"\s+")
+_SENTENCE_END_RE = re_cache.compile(r"(?<=[.!?])\s+")
+_HEADING_RE = re_cache.compile(r"^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
+_MARKER_RE = re_cache.compile(r"^(?:[>*+-]\s+|\d{1,3}[.)]\s+)+")
 _FENCE_PREFIXES = ("```", "~~~")
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 
+from .. import re_cache
+
 # C0 controls except tab and newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
 # and lone surrogates (they cannot even be encoded for output).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE = re_cache.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # What json.dumps(ensure_ascii=False) leaves raw although a terminal may act on it.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_JSON_UNSAFE = re_cache.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
 
 
 def _visible(match: re.Match[str]) -> str:

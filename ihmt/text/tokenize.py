@@ -21,17 +21,19 @@ from ihmt.text.stopwords import is_stopword
 from ihmt.text.unicode_classes import classes
 from ihmt.text.vocabulary import normalize, phrase_abbreviations
 
+from .. import re_cache
+
 MAX_TOKEN_CHARS = 64
 
 # C0/C1 controls (except the whitespace ones) and lone surrogates become spaces,
 # so they separate words instead of gluing or breaking them.
-_CTRL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-_ASCII_CTRL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CTRL_RE = re_cache.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_ASCII_CTRL_RE = re_cache.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 
 # Diacritics removed after NFKD: the generic combining blocks plus the optional
 # Hebrew and Arabic vowel points. Marks that are part of a script's spelling
 # (Devanagari vowel signs, kana voicing) are kept and recomposed by NFC.
-_DIACRITICS_RE = re.compile(
+_DIACRITICS_RE = re_cache.compile(
     "[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
     "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670]+"
 )
@@ -46,20 +48,20 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\
 
 # Split points inside a compound: underscores, hyphens and dots, except a dot
 # between two digits (that belongs to a number such as 3.11 or v2.3).
-_SEGMENT_SPLIT_RE = re.compile(r"[_-]+|(?<!\d)\.|\.(?!\d)")
-_NUMBER_RE = re.compile(r"\d+(?:\.\d+)*")
+_SEGMENT_SPLIT_RE = re_cache.compile(r"[_-]+|(?<!\d)\.|\.(?!\d)")
+_NUMBER_RE = re_cache.compile(r"\d+(?:\.\d+)*")
 # a release number: "3.11", "16.2.1", "v20" (not a plain count, a date or an address)
-_VERSION_RE = re.compile(r"v?\d{1,3}\.\d{1,3}(?:\.\d{1,4})?|v\d{1,3}")
+_VERSION_RE = re_cache.compile(r"v?\d{1,3}\.\d{1,3}(?:\.\d{1,4})?|v\d{1,3}")
 
 # Language names that end in symbols: letter -> suffixes that may follow it.
 _LANG_SUFFIXES = {"C": ("++", "#"), "c": ("++", "#"), "G": ("++",), "g": ("++",)}
 _LANG_SUFFIXES |= {letter: ("#",) for letter in "FJQfjq"}
-_LANG_SUFFIX_RE = re.compile(r"(?:\+\+|#)(?![\w+#])")
+_LANG_SUFFIX_RE = re_cache.compile(r"(?:\+\+|#)(?![\w+#])")
 
 
 # The word scanner of _tables() restricted to ASCII, where word characters are exactly
 # letters, digits and the underscore (no marks, no ideographs): the same tokens, no tables.
-_ASCII_SCANNER = re.compile(r"(?P<word>[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*)")
+_ASCII_SCANNER = re_cache.compile(r"(?P<word>[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*)")
 
 
 @lru_cache(maxsize=1)
@@ -73,9 +75,9 @@ def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
     would cost a hook 70 ms or more on its first non-ASCII text).
     """
     marks, formats = classes()
-    format_re = re.compile(f"[{formats}]+")
+    format_re = re_cache.compile(f"[{formats}]+")
     word_char = f"(?:[^\\W{_HAN}]|[{marks}])"
-    scanner = re.compile(f"(?P<word>{word_char}+(?:[-.]{word_char}+)*)|(?P<han>[{_HAN}]+)")
+    scanner = re_cache.compile(f"(?P<word>{word_char}+(?:[-.]{word_char}+)*)|(?P<han>[{_HAN}]+)")
     return format_re, scanner
 
 
@@ -198,7 +200,7 @@ def _compound_parts(raw: str) -> list[str]:
 
 # "PRs", "VMs", "JWTs": the plural of an acronym is the acronym, not a CamelCase split into
 # "PR" + "s" or "V" + "Ms" ("ms", milliseconds). "K8s" and "macOS" do not match.
-_ACRONYM_PLURAL_RE = re.compile(r"[A-Z][A-Z0-9]*[A-Z]s")
+_ACRONYM_PLURAL_RE = re_cache.compile(r"[A-Z][A-Z0-9]*[A-Z]s")
 
 
 def _word_group(raw: str) -> tuple[str, tuple[str, ...]] | None:

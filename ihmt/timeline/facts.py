@@ -7,7 +7,6 @@ past keep their answer. These are plain dataclasses so presenters can serialise 
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,9 +15,11 @@ from typing import Any
 
 from ihmt.errors import InputError
 
-_SPACES = re.compile(r"\s+")
+from .. import re_cache
+
+_SPACES = re_cache.compile(r"\s+")
 # The one timestamp form stored; it sorts chronologically as a plain string.
-TIMESTAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+TIMESTAMP_RE = re_cache.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _TRAILING_PUNCT = ".,;:!?¡¿\"'`()[]{}«»“”‘’"
 
 

@@ -23,6 +23,8 @@ from typing import Any
 from ihmt.errors import InputError
 from ihmt.timeline.facts import Fact, FactOrigin, canonical_timestamp, fold
 
+from .. import re_cache
+
 __all__ = [
     "DEFAULT_PATTERNS",
     "SHAPES",
@@ -83,7 +85,7 @@ class FactPattern:
     def compiled(self) -> re.Pattern[str]:
         """The compiled regex (compiled once, on first use)."""
         if self._compiled is None:
-            self._compiled = re.compile(self.regex, _FLAGS)
+            self._compiled = re.compile(self.regex, _FLAGS)  # noqa: TID251 - may be the user's
         return self._compiled
 
     def validate(self) -> FactPattern:
@@ -428,19 +430,19 @@ DEFAULT_PATTERNS: list[FactPattern] = [
 # ------------------------------------------------------------------ value shaping
 
 _RAW_LIMIT = 200
-_SENTENCE_END = re.compile(r"[\n\r;!?¡¿|]|\.(?=\s|$)|\s[-–—]\s|\s?\(\s?$")
-_CLAUSE_STOP = re.compile(
+_SENTENCE_END = re_cache.compile(r"[\n\r;!?¡¿|]|\.(?=\s|$)|\s[-–—]\s|\s?\(\s?$")
+_CLAUSE_STOP = re_cache.compile(
     r",|\s(?:y|e|and|because|porque|desde|since|for|con|with|but|pero|as|como|when|cuando"
     r"|while|mientras|until|hasta|after|despu[eé]s|before|antes|which|que|where|donde"
     r"|though|aunque|so|or|o|u)(?=\s|$)",
     re.IGNORECASE,
 )
-_LIST_STOP = re.compile(
+_LIST_STOP = re_cache.compile(
     r"\s(?:because|porque|since|desde|but|pero|although|aunque|which|when|cuando)(?=\s|$)",
     re.IGNORECASE,
 )
-_HEADER_LIKE = re.compile(r"[^\s:]{1,30}(?:\s[^\s:]{1,30}){0,2}\s{0,2}:")
-_TIME_LIKE = re.compile(r"\d{1,2}(?:[:.h]\d{0,2})?(?:am|pm|h|hs)?", re.IGNORECASE)
+_HEADER_LIKE = re_cache.compile(r"[^\s:]{1,30}(?:\s[^\s:]{1,30}){0,2}\s{0,2}:")
+_TIME_LIKE = re_cache.compile(r"\d{1,2}(?:[:.h]\d{0,2})?(?:am|pm|h|hs)?", re.IGNORECASE)
 _LEAD_JUNK = " \t\"'«“‘`([{*_:-–—•"
 _TAIL_JUNK = " \t.,;:!?\"'»”’`*_"
 _CAPS = {"plain": 60, "list": 120, "place": 60, "org": 60, "env": 60}
@@ -472,14 +474,14 @@ _NOT_PLACES = {
     "eso", "esto", "them", "him", "you", "me", "us", "comfort", "luxury", "poverty",
     "pobreza", "misery", "silence", "silencio", "bliss", "vivo", "directo",
 }  # fmt: skip
-_DATABASES = re.compile(
+_DATABASES = re_cache.compile(
     r"\b(?:postgres(?:ql)?|psql|pg\d*|mysql|mariadb|sqlite\d?|mongo(?:db)?|redis|valkey|oracle"
     r"|sql\s?server|mssql|cassandra|scylla(?:db)?|dynamo(?:db)?|cockroach(?:db)?|clickhouse"
     r"|couch(?:db|base)|neo4j|db2|firebird|duckdb|influx(?:db)?|timescale(?:db)?|aurora"
     r"|supabase|elasticsearch|opensearch|memcached|snowflake|bigquery|firestore|cosmos\s?db"
     r"|planetscale|tidb|yugabyte(?:db)?|surrealdb|arangodb|rethinkdb|keydb|h2|database)\b"
 )
-_NEGATION = re.compile(
+_NEGATION = re_cache.compile(
     r"(?:^|[^\w])(?:no|not|never|nunca|jam[aá]s|tampoco|ni|if|si|unless|whether|no\s+longer)"
     r"\s+$|n['’]t\s+$",
     re.IGNORECASE,
@@ -489,7 +491,7 @@ _VERB_OK_BEFORE = {
     "todavia", "aún", "aun", "y", "e", "pero", "que", "pues", "bueno", "mismo", "nosotros",
     "and", "now",
 }  # fmt: skip
-_PREV_WORD = re.compile(r"(\w+)\s{1,4}$")
+_PREV_WORD = re_cache.compile(r"(\w+)\s{1,4}$")
 
 
 def _cap_length(text: str, limit: int) -> str:
@@ -638,7 +640,7 @@ def _verb_context_ok(text: str, start: int) -> bool:
 
 # ------------------------------------------------------------------ dated lines
 
-_LINE_PREFIX = re.compile(r"[\s#>*\-\[(|•·_]*(?:[^\W\d_]{1,20}[.:,]?\s{1,3}){0,3}")
+_LINE_PREFIX = re_cache.compile(r"[\s#>*\-\[(|•·_]*(?:[^\W\d_]{1,20}[.:,]?\s{1,3}){0,3}")
 _PREFIX_LIMIT = 60
 
 

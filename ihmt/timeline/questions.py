@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import re_cache
 from ..text.dates import year_mentions
 from ..text.tokenize import fold, tokenize
 
@@ -93,7 +94,7 @@ PERSON_LOCATION_CUES = (ATTRIBUTE_CUES["location"] - _THING_LOCATION_CUES) | {
 }
 # Idioms whose words would cue the wrong attribute: "what do you do for a living" asks about
 # work, not about where someone lives.
-_IDIOMS = ((re.compile(r"\bfor\s+a\s+living\b", re.I), "for work"),)
+_IDIOMS = ((re_cache.compile(r"\bfor\s+a\s+living\b", re.I), "for work"),)
 FIRST_PERSON = {"i", "my", "me", "mine", "yo", "mi", "mis", "im"}
 PATIENT_CUES = {
     "patient",
@@ -166,7 +167,7 @@ def _first_name_only(subject: str, words: set[str], known_keys: list[str]) -> bo
 
 
 # a capitalised word after the first one ("Carlos", "Berlin"), the words of a question aside
-_NAMED = re.compile(r"(?<=[\w,;:?!'’)]\s)[A-ZÁÉÍÓÚÑ][\w'’-]+")
+_NAMED = re_cache.compile(r"(?<=[\w,;:?!'’)]\s)[A-ZÁÉÍÓÚÑ][\w'’-]+")
 _NOT_NAMES = {"I", "I'm", "I’m", "I've", "I’ve"}
 
 

@@ -32,8 +32,10 @@ from ihmt.timeline.facts import (
     make_key,
 )
 
-_PLAIN_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_SPACES = re.compile(r"\s+")
+from .. import re_cache
+
+_PLAIN_DATE = re_cache.compile(r"\d{4}-\d{2}-\d{2}")
+_SPACES = re_cache.compile(r"\s+")
 
 
 def _now() -> str:

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
+from .. import re_cache
 from ..config import IHMTConfig
 from ..errors import StoreCorruptError
 from ..faults import checkpoint
@@ -48,7 +48,7 @@ BRANCH_FORMAT = 1
 EVENT_BATCH = 512  # events written and registered per catalog transaction
 
 
-_NODE_ID = re.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9._-]{1,200}")
+_NODE_ID = re_cache.compile(r"(L|N[0-9]{1,3})-[A-Za-z0-9._-]{1,200}")
 
 
 def branch_layer(node_id: str) -> int:

@@ -21,6 +21,8 @@ from typing import Any
 from ihmt.errors import InputError
 from ihmt.tree.summary import ChildDigest, NodeSummary, SummarizerBackend
 
+from .. import re_cache
+
 log = logging.getLogger("ihmt.tree")
 
 PROMPT_CHAR_CAP = 12_000
@@ -46,8 +48,8 @@ _SYSTEM_PROMPT = (
     "keeping names, file paths, commands and decisions verbatim."
 )
 
-_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_WS_RE = re.compile(r"\s+")
+_FENCE_RE = re_cache.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_WS_RE = re_cache.compile(r"\s+")
 
 
 # --------------------------------------------------------------------------- prompt

@@ -18,9 +18,11 @@ import os
 import re
 from pathlib import Path
 
+from .. import re_cache
+
 GLOBAL_WORDS = frozenset({"global", "none", "-"})
 MAX_NAME = 300
-_SCP_LIKE = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")
+_SCP_LIKE = re_cache.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)$")
 
 
 def normalize_remote(url: str) -> str:

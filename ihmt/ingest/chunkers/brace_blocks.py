@@ -9,11 +9,12 @@ continuation lines look in each language is data in ``brace_languages``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ihmt.ingest.chunkers.brace_languages import LanguageRules, rules_for
+
+from ... import re_cache
 
 if TYPE_CHECKING:
     from ihmt.ingest.chunkers.brace_lexer import LineMap
@@ -164,13 +165,13 @@ def group_units(
 _CONT_INITIALS = frozenset(".?:)]}&|+=-,ecfw")
 # `| B` / `& C` go on a union or intersection type; `extends B {` / `implements C {` go on
 # the class or interface header above them (prettier breaks long headers there).
-_TS_CONT_START = re.compile(r"(?:[|&]|(?:extends|implements)\b)")
-_PP_GLUE = re.compile(r"#\s*(?:if|ifdef|ifndef|else|elif|region)\b|#\s*pragma\s+region\b")
-_CONT_START = re.compile(
+_TS_CONT_START = re_cache.compile(r"(?:[|&]|(?:extends|implements)\b)")
+_PP_GLUE = re_cache.compile(r"#\s*(?:if|ifdef|ifndef|else|elif|region)\b|#\s*pragma\s+region\b")
+_CONT_START = re_cache.compile(
     r"(?:\.(?!\.\.)|\?\.|\?\?|\?|:(?!:)|\)|\]|\}|&&|\|\||\+|=>|->|,|"
     r"(?:else|catch|finally|where)\b)"
 )
-_TRAILING_COMMENT = re.compile(r"(?:(?<=[\s;{}()])//.*|/\*.*\*/\s*)$")
+_TRAILING_COMMENT = re_cache.compile(r"(?:(?<=[\s;{}()])//.*|/\*.*\*/\s*)$")
 _CONT_END = tuple(", = ( [ + - * / % && || . ? : \\ | & =>".split())
 
 
@@ -229,23 +230,23 @@ def _is_annotation(first: str, last: str, rules: LanguageRules) -> bool:
     return rules.bracket_attributes and first.startswith("[") and last.endswith("]")
 
 
-_NEVER = re.compile(r"(?!)")
-_TEMPLATE_PREFIX = re.compile(r"^template\s*<[^{]*?>\s*")
-_CONTAINER = re.compile(
+_NEVER = re_cache.compile(r"(?!)")
+_TEMPLATE_PREFIX = re_cache.compile(r"^template\s*<[^{]*?>\s*")
+_CONTAINER = re_cache.compile(
     r"^(?:(?:@[\w.]+(?:\([^)]*\))?|\[[^\]]*\]|#\[[^\]]*\])\s*)*"
     r"(?:[a-z_]+(?:\([^)]*\))?\s+)*?"
     r"(?P<kw>class|struct|interface|enum|record|object|trait|impl|namespace|module|mod|"
     r"extension|protocol|union|actor)(?=\s|<)(?P<rest>[^{]*)"
 )
-_CONTAINER_HINT = re.compile(
+_CONTAINER_HINT = re_cache.compile(
     r"\b(?:class|struct|interface|enum|record|object|trait|impl|namespace|module|mod|"
     r"extension|protocol|union|actor|extern)\b"
 )
-_EXTERN_C = re.compile(r'^extern\s*"C(?:\+\+)?"\s*\{')
-_NAME_AFTER_KW = re.compile(r"\s*(?:class\s+|struct\s+)?(?P<name>[A-Za-z_$][\w$]*)")
-_NS_NAME = re.compile(r"\s*(?P<name>[\w.:\\]+)")
-_IMPL_FOR = re.compile(r"\bfor\s+(?P<path>[\w:]+)")
-_IMPL_PATH = re.compile(r"\s*(?P<path>[\w:]+)")
+_EXTERN_C = re_cache.compile(r'^extern\s*"C(?:\+\+)?"\s*\{')
+_NAME_AFTER_KW = re_cache.compile(r"\s*(?:class\s+|struct\s+)?(?P<name>[A-Za-z_$][\w$]*)")
+_NS_NAME = re_cache.compile(r"\s*(?P<name>[\w.:\\]+)")
+_IMPL_FOR = re_cache.compile(r"\bfor\s+(?P<path>[\w:]+)")
+_IMPL_PATH = re_cache.compile(r"\s*(?P<path>[\w:]+)")
 
 
 def _skip_generics(s: str) -> str:

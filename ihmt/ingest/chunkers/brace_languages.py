@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ... import re_cache
+
 __all__ = ["LANGUAGE_RULES", "HoleKind", "LanguageRules", "rules_for"]
 
 
@@ -25,19 +27,20 @@ class HoleKind:
     closer: str  # bracket that ends an embedded-code hole
 
 
-JS_TEMPLATE = HoleKind(re.compile(r"(?P<esc>\\[\s\S])|(?P<end>`)|(?P<hole>\$\{)"), "}")
+JS_TEMPLATE = HoleKind(re_cache.compile(r"(?P<esc>\\[\s\S])|(?P<end>`)|(?P<hole>\$\{)"), "}")
 _KT_STRING = HoleKind(
-    re.compile(r"(?P<esc>\\(?:\r\n|[\s\S]))|(?P<end>\")|(?P<hole>\$\{)|(?P<nl>[\r\n])"), "}"
+    re_cache.compile(r"(?P<esc>\\(?:\r\n|[\s\S]))|(?P<end>\")|(?P<hole>\$\{)|(?P<nl>[\r\n])"), "}"
 )
-_KT_RAW = HoleKind(re.compile(r"(?P<end>\"{3,})|(?P<hole>\$\{)"), "}")
+_KT_RAW = HoleKind(re_cache.compile(r"(?P<end>\"{3,})|(?P<hole>\$\{)"), "}")
 _SWIFT_STRING = HoleKind(
-    re.compile(r"(?P<hole>\\\()|(?P<esc>\\(?:\r\n|[\s\S]))|(?P<end>\")|(?P<nl>[\r\n])"), ")"
+    re_cache.compile(r"(?P<hole>\\\()|(?P<esc>\\(?:\r\n|[\s\S]))|(?P<end>\")|(?P<nl>[\r\n])"), ")"
 )
-_SWIFT_MULTI = HoleKind(re.compile(r"(?P<hole>\\\()|(?P<esc>\\[\s\S])|(?P<end>\"\"\")"), ")")
+_SWIFT_MULTI = HoleKind(re_cache.compile(r"(?P<hole>\\\()|(?P<esc>\\[\s\S])|(?P<end>\"\"\")"), ")")
 CS_INTERP = HoleKind(
-    re.compile(r"(?P<esc>\\(?:\r\n|[\s\S])|\{\{)|(?P<hole>\{)|(?P<end>\")|(?P<nl>[\r\n])"), "}"
+    re_cache.compile(r"(?P<esc>\\(?:\r\n|[\s\S])|\{\{)|(?P<hole>\{)|(?P<end>\")|(?P<nl>[\r\n])"),
+    "}",
 )
-CS_INTERP_VERBATIM = HoleKind(re.compile(r"(?P<esc>\"\"|\{\{)|(?P<hole>\{)|(?P<end>\")"), "}")
+CS_INTERP_VERBATIM = HoleKind(re_cache.compile(r"(?P<esc>\"\"|\{\{)|(?P<hole>\{)|(?P<end>\")"), "}")
 
 # Values of the routine-naming fields, so the lexer and the tables cannot drift apart.
 QUOTE_ROUTINES = ("", "rust_raw", "cpp_raw", "csharp_strings")
@@ -102,11 +105,11 @@ class LanguageRules:
         return chars
 
 
-_JS_IMPORTS = re.compile(
+_JS_IMPORTS = re_cache.compile(
     r"(?:import\b(?!\s*\()|export\s+(?:\*|\{[^}]*\})\s+from\b"
     r"|(?:const|let|var)\s+[\w${},\s]+=\s*require\s*\(|['\"]use strict['\"])"
 )
-_PACKAGE_IMPORTS = re.compile(r"(?:import|package)\b")
+_PACKAGE_IMPORTS = re_cache.compile(r"(?:import|package)\b")
 _C_INCLUDES = r"#\s*(?:include|import)\b|#\s*pragma\s+once\b"
 
 _TABLES = (
@@ -152,7 +155,7 @@ _TABLES = (
         char_literals=True,
         preprocessor=True,
         semicolons=True,
-        imports=re.compile(f"(?:{_C_INCLUDES})"),
+        imports=re_cache.compile(f"(?:{_C_INCLUDES})"),
         import_initials="#",
         struct_return_types=True,
     ),
@@ -162,7 +165,7 @@ _TABLES = (
         quote_routine="cpp_raw",
         preprocessor=True,
         semicolons=True,
-        imports=re.compile(
+        imports=re_cache.compile(
             f"(?:{_C_INCLUDES}|using\\s+namespace\\b|using\\s+[\\w:]+\\s*;"
             r'|import\s+[\w.:<>"]+\s*;)'
         ),
@@ -175,7 +178,7 @@ _TABLES = (
         quote_routine="csharp_strings",
         preprocessor=True,
         semicolons=True,
-        imports=re.compile(
+        imports=re_cache.compile(
             r"(?:(?:global\s+)?using\s+(?:static\s+)?[\w.]+(?:\s*=\s*[\w.<>,\s]+)?\s*;"
             r"|namespace\s+[\w.]+\s*;|extern\s+alias\b)"
         ),
@@ -186,9 +189,9 @@ _TABLES = (
         "go",
         char_literals=True,
         backtick="raw",
-        imports=re.compile(r"(?:package|import)\b"),
+        imports=re_cache.compile(r"(?:package|import)\b"),
         import_initials="pi",
-        type_declarations=re.compile(
+        type_declarations=re_cache.compile(
             r"^type\s+(?P<name>\w+)(?:\[[^\]]*\])?\s+(?P<kw>struct|interface)\b"
         ),
     ),
@@ -199,7 +202,7 @@ _TABLES = (
         multiline_strings=True,
         quote_routine="rust_raw",
         semicolons=True,
-        imports=re.compile(
+        imports=re_cache.compile(
             r"(?:(?:pub(?:\([^)]*\))?\s+)?use\s|extern\s+crate\b"
             r"|(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*;)"
         ),
@@ -223,7 +226,7 @@ _TABLES = (
         backtick="identifier",
         preprocessor=True,
         directive_needs_letter=True,
-        imports=re.compile(r"(?:@testable\s+)?import\b"),
+        imports=re_cache.compile(r"(?:@testable\s+)?import\b"),
         import_initials="@i",
     ),
     LanguageRules(
@@ -234,7 +237,7 @@ _TABLES = (
         heredoc=True,
         inline_html=True,
         semicolons=True,
-        imports=re.compile(
+        imports=re_cache.compile(
             r"(?:<\?(?:php\b|=)|namespace\s+[\w\\]+\s*;|use\s+[\w\\]"
             r"|(?:require|include)(?:_once)?\b|declare\s*\()"
         ),

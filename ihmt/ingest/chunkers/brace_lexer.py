@@ -31,26 +31,28 @@ from ihmt.ingest.chunkers.brace_languages import (
     rules_for,
 )
 
+from ... import re_cache
+
 __all__ = ["BraceScanner", "LineMap", "line_starts"]
 
 _PP_STACK_LIMIT = 64  # #if/#else depth repair only for sane nesting (it copies the stack)
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-_EOL = re.compile(r"[\r\n]")
-_EOL_PHP = re.compile(r"[\r\n]|\?>")
-_PP_BODY = re.compile(r"(?:[^\r\n\\]|\\(?:\r\n|[\s\S]))*")
-_PP_NAME = re.compile(r"[ \t]*#[ \t]*([A-Za-z]+)")
-_NESTED_COMMENT = re.compile(r"/\*|\*/")
-_CHAR_LITERAL = re.compile(r"'(?:\\[^\r\n][^'\\\r\n]{0,9}|[^'\\\r\n])'")
-_JS_REGEX = re.compile(
+_NEWLINE = re_cache.compile(r"\r\n|\r|\n")
+_EOL = re_cache.compile(r"[\r\n]")
+_EOL_PHP = re_cache.compile(r"[\r\n]|\?>")
+_PP_BODY = re_cache.compile(r"(?:[^\r\n\\]|\\(?:\r\n|[\s\S]))*")
+_PP_NAME = re_cache.compile(r"[ \t]*#[ \t]*([A-Za-z]+)")
+_NESTED_COMMENT = re_cache.compile(r"/\*|\*/")
+_CHAR_LITERAL = re_cache.compile(r"'(?:\\[^\r\n][^'\\\r\n]{0,9}|[^'\\\r\n])'")
+_JS_REGEX = re_cache.compile(
     r"/(?![*/])(?:[^/\\\[\r\n]|\\[^\r\n]|\[(?:[^\]\\\r\n]|\\[^\r\n])*\])+/[A-Za-z]*"
 )
 _JS_REGEX_KEYWORDS = frozenset(
     "return typeof case do else in of void throw new delete yield await instanceof".split()
 )
 _JS_REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%~^")
-_PHP_OPEN = re.compile(r"<\?(?:php\b|=)?")
-_PHP_HEREDOC = re.compile(r"<<<[ \t]*([\"']?)([A-Za-z_\x80-\uffff][\w\x80-\uffff]*)\1")
+_PHP_OPEN = re_cache.compile(r"<\?(?:php\b|=)?")
+_PHP_HEREDOC = re_cache.compile(r"<<<[ \t]*([\"']?)([A-Za-z_\x80-\uffff][\w\x80-\uffff]*)\1")
 
 
 def _body(quote: str, multiline: bool) -> re.Pattern[str]:
@@ -61,22 +63,22 @@ def _body(quote: str, multiline: bool) -> re.Pattern[str]:
     """
     q = re.escape(quote)
     stop = f"{q}\\\\" if multiline else f"{q}\\\\\\r\\n"
-    return re.compile(f"[^{stop}]*(?:\\\\(?:\\r\\n|[\\s\\S])[^{stop}]*)*{q}?")
+    return re_cache.compile(f"[^{stop}]*(?:\\\\(?:\\r\\n|[\\s\\S])[^{stop}]*)*{q}?")
 
 
 _DQ_LINE = _body('"', False)
 _DQ_MULTI = _body('"', True)
 _SQ_LINE = _body("'", False)
 _SQ_MULTI = _body("'", True)
-_BACKTICK_LINE = re.compile(r"[^`\r\n]*`?")
-_VERBATIM = re.compile(r'[^"]*(?:""[^"]*)*"?')  # C# @"..." : "" is the only escape
+_BACKTICK_LINE = re_cache.compile(r"[^`\r\n]*`?")
+_VERBATIM = re_cache.compile(r'[^"]*(?:""[^"]*)*"?')  # C# @"..." : "" is the only escape
 
 
 def _triple(quote: str) -> re.Pattern[str]:
     """Rest of a triple-quoted literal with backslash escapes, or everything if unterminated."""
     q = quote[0]
     # an unterminated literal may end in a lone backslash (nothing left for it to escape)
-    return re.compile(
+    return re_cache.compile(
         f"[^{q}\\\\]*(?:(?:\\\\[\\s\\S]|{q}(?!{q}{q}))[^{q}\\\\]*)*(?:{q}{q}{q}|\\\\?\\Z)"
     )
 
@@ -89,8 +91,8 @@ _TRIPLE_SQ = _triple("'")
 # Without semicolons to say a statement goes on, a '<' that ends a line right after a name
 # opens a bracket level there, so the parameter lines are no cut points. (Semicolon
 # languages such as Rust already join an unterminated line to the next.)
-_ANGLE_AT_EOL = re.compile(r"[ \t]*(?://[^\r\n]*)?(?:\r\n|\r|\n)")
-_CPP_DELIM = re.compile(r'([^()\\\s"]{0,16})\(')
+_ANGLE_AT_EOL = re_cache.compile(r"[ \t]*(?://[^\r\n]*)?(?:\r\n|\r|\n)")
+_CPP_DELIM = re_cache.compile(r'([^()\\\s"]{0,16})\(')
 
 
 @cache
@@ -105,7 +107,7 @@ def _prefilter(rules: LanguageRules) -> re.Pattern[str]:
         alternatives.append("<<<")
     if rules.inline_html:
         alternatives.append(r"\?>")
-    return re.compile("|".join(alternatives))
+    return re_cache.compile("|".join(alternatives))
 
 
 def _is_word(ch: str) -> bool:
@@ -533,7 +535,9 @@ class BraceScanner:
         h = _PHP_HEREDOC.match(text, t)
         if h is None:
             return t + 3
-        end = re.compile(rf"^[ \t]*{re.escape(h.group(2))}\b", re.M).search(text, h.end())
+        # the terminator is the file's own text: compiled here, never kept in ihmt.re_cache
+        terminator = re.compile(rf"^[ \t]*{re.escape(h.group(2))}\b", re.M)  # noqa: TID251
+        end = terminator.search(text, h.end())
         return end.end() if end else len(text)
 
     def _block_comment_end(self, p: int) -> int:

@@ -26,6 +26,8 @@ from ihmt.ingest.chunkers.brace_scanner import BraceScanner, Span, brace_spans, 
 from ihmt.ingest.chunkers.python_splitter import python_spans
 from ihmt.text.tokens import CHARS_PER_TOKEN, estimate_tokens
 
+from ... import re_cache
+
 __all__ = ["LANGUAGE_BY_EXTENSION", "LANGUAGES", "normalize_language", "split_code"]
 
 _log = logging.getLogger(__name__)
@@ -133,23 +135,27 @@ def split_code(
 
 # --------------------------------------------------------------------------- naming
 
-_ANNOTATIONS = re.compile(r"^(?:(?:@[\w.]+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\]]*\])\s*)+")
+_ANNOTATIONS = re_cache.compile(
+    r"^(?:(?:@[\w.]+(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?|\[[^\]]*\])\s*)+"
+)
 _NOT_NAMES = frozenset(
     "if for while switch catch return sizeof new throw else do try using lock fixed foreach "
     "synchronized when typeof function super this assert await yield defer go match loop "
     "with delete case in of void static_assert decltype alignof typeid".split()
 )
-_C_SIGNATURE = re.compile(
+_C_SIGNATURE = re_cache.compile(
     r"^(?P<pre>[^=;(){}\"'`]*?)(?<![\w$~])"
     r"(?P<name>~?[A-Za-z_$][\w$]*(?:\s*::\s*~?[A-Za-z_$][\w$]*)*)\s*(?:<[^(){};=]*>)?\s*\("
 )
-_JS_FUNCTION = re.compile(r"(?:^|[\s(=:,!])function\s*\*?\s*(?P<name>[A-Za-z_$][\w$]*)\s*[(<]")
-_JS_BINDING = re.compile(  # `const f = async <T>(a: (x: T) => void): R =>` (one paren level)
+_JS_FUNCTION = re_cache.compile(
+    r"(?:^|[\s(=:,!])function\s*\*?\s*(?P<name>[A-Za-z_$][\w$]*)\s*[(<]"
+)
+_JS_BINDING = re_cache.compile(  # `const f = async <T>(a: (x: T) => void): R =>` (one paren level)
     r"^(?:export\s+)?(?:declare\s+)?(?:const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)\s*"
     r"(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:<[^()]*?>\s*)?"
     r"(?:\((?:[^()]|\([^()]*\))*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*?)?=>)"
 )
-_JS_FIELD_ARROW = re.compile(
+_JS_FIELD_ARROW = re_cache.compile(
     r"^(?:(?:public|private|protected|static|readonly|override|declare)\s+)*"
     r"(?P<name>#?[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?"
     r"(?:function\b|(?:\([^)]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=]*?)?=>)"
@@ -158,36 +164,36 @@ _JS_FIELD_ARROW = re.compile(
 # or by an arrow function whose parameters do (`private scroll = (` ... `) => {`).
 # Such a field holds behaviour (a memoized function, a debounced handler), so it is a member
 # of its own; a one-line field (`count = useCount()`) packs with the other fields.
-_JS_FIELD_CALL = re.compile(
+_JS_FIELD_CALL = re_cache.compile(
     r"^(?:(?:public|private|protected|static|readonly|override|declare)\s+)*"
     r"(?P<name>#?[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*"
     r"(?:(?!new\b)[A-Za-z_$][\w$.]*\s*(?:<[^()]*>)?\s*)?\("
 )
-_JS_METHOD = re.compile(
+_JS_METHOD = re_cache.compile(
     r"^(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set|declare)"
     r"\s+)*\*?\s*(?P<name>#?[A-Za-z_$][\w$]*)\s*\??\s*[<(]"  # `<`: generics, maybe nested
 )
 _FUNC_BY_LANG: dict[str, tuple[re.Pattern[str], ...]] = {
     "go": (
-        re.compile(
+        re_cache.compile(
             r"^func\s+(?:\(\s*(?:\w+\s+)?\*?\s*(?P<owner>[A-Za-z_]\w*)[^)]*\)\s*)?"
             r"(?P<name>[A-Za-z_]\w*)\s*[\[(]"
         ),
     ),
-    "rust": (re.compile(r"(?:^|\s)fn\s+(?P<name>[A-Za-z_]\w*)"),),
+    "rust": (re_cache.compile(r"(?:^|\s)fn\s+(?P<name>[A-Za-z_]\w*)"),),
     "kotlin": (
-        re.compile(
+        re_cache.compile(
             r"(?:^|\s)fun\s+(?:<[^>]*>\s*)?(?:[\w.<>?]+\.)?(?P<name>[A-Za-z_]\w*|`[^`]+`)\s*\("
         ),
     ),
     "swift": (
-        re.compile(r"(?:^|\s)func\s+(?P<name>[A-Za-z_]\w*|[^\s(<]+)"),
-        re.compile(
+        re_cache.compile(r"(?:^|\s)func\s+(?P<name>[A-Za-z_]\w*|[^\s(<]+)"),
+        re_cache.compile(
             r"^(?:(?:public|private|internal|fileprivate|open|override|required|convenience)"
             r"\s+)*(?P<name>init|deinit)\b"
         ),
     ),
-    "php": (re.compile(r"(?:^|\s)function\s+&?\s*(?P<name>[A-Za-z_]\w*)\s*\("),),
+    "php": (re_cache.compile(r"(?:^|\s)function\s+&?\s*(?P<name>[A-Za-z_]\w*)\s*\("),),
 }
 
 
@@ -240,16 +246,16 @@ def _function_name(span: Span, lang: str, in_class: bool) -> tuple[str | None, s
 # Declarations that are no function and no class body: Go ``type X int``, ``var (...)``,
 # ``const X = 1``; TypeScript ``type X<T> = ...``, ``export const X = ...``. Types are tagged
 # ``class:`` (so a Go method's owner is a symbol of the map); values ``const:`` / ``var:``.
-_GO_DECL = re.compile(r"^(?P<kw>type|var|const)\s*(?:(?P<group>\()|(?P<name>[A-Za-z_]\w*))")
-_TS_TYPE_ALIAS = re.compile(
+_GO_DECL = re_cache.compile(r"^(?P<kw>type|var|const)\s*(?:(?P<group>\()|(?P<name>[A-Za-z_]\w*))")
+_TS_TYPE_ALIAS = re_cache.compile(
     r"^(?:export\s+)?(?:declare\s+)?type\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?:[<=]|$)"
 )
-_JS_VALUE = re.compile(
+_JS_VALUE = re_cache.compile(
     r"^(?:export\s+)?(?:declare\s+)?(?P<kw>const|let|var)\s+(?P<name>[A-Za-z_$][\w$]*)"
     r"\s*(?:[:=;!]|$)"
 )
-_GROUP_ENTRY = re.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*)")
-_GO_GROUP_OPEN = re.compile(r"^[ \t]*(?:type|var|const)[ \t]*\(", re.MULTILINE)
+_GROUP_ENTRY = re_cache.compile(r"[ \t]*(?P<name>[A-Za-z_]\w*)")
+_GO_GROUP_OPEN = re_cache.compile(r"^[ \t]*(?:type|var|const)[ \t]*\(", re.MULTILINE)
 _DECL_TAG = {"type": "class", "const": "const", "var": "var", "let": "var"}
 
 

@@ -14,16 +14,18 @@ from collections.abc import Callable
 from ihmt.ingest.chunk import Chunk
 from ihmt.ingest.chunkers import prose
 
+from ... import re_cache
+
 __all__ = ["is_chapter_heading", "is_scene_break", "split_narrative"]
 
-_SCENE_BREAK_RE = re.compile(r"(?:\*{3,}|-{3,}|_{3,}|\*(?:[ \t]+\*){2,})")
-_CHAPTER_RE = re.compile(
+_SCENE_BREAK_RE = re_cache.compile(r"(?:\*{3,}|-{3,}|_{3,}|\*(?:[ \t]+\*){2,})")
+_CHAPTER_RE = re_cache.compile(
     r"(?:#{1,6}[ \t]*)?(?:chapter|cap[ií]tulo)"
     r"(?:[ \t]+(?:\d{1,4}|[ivxlcdm]{1,8}|[a-záéíóúñ]{2,12}))?"
     r"[ \t]*(?:[.:\-–—][ \t]*.*)?",
     re.IGNORECASE,
 )
-_BOOKEND_RE = re.compile(r"(?:pr[oó]logo|ep[ií]logo|prologue|epilogue)[.:]?", re.IGNORECASE)
+_BOOKEND_RE = re_cache.compile(r"(?:pr[oó]logo|ep[ií]logo|prologue|epilogue)[.:]?", re.IGNORECASE)
 
 
 def is_scene_break(line: str) -> bool:

@@ -17,11 +17,13 @@ from ihmt.ingest.chunk import Chunk
 from ihmt.ingest.chunkers import prose
 from ihmt.text.tokens import estimate_tokens
 
+from ... import re_cache
+
 __all__ = ["heading_level", "is_list_item", "split_process"]
 
-_LIST_ITEM_RE = re.compile(r"([ \t]*)(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])[ \t]+\S")
-_STEP_RE = re.compile(r"(?:step|paso|etapa|fase|phase|stage)[ \t]+\d{1,3}\b", re.IGNORECASE)
-_BOLD_LINE_RE = re.compile(r"(\*\*|__)[^*_]{1,70}\1:?")
+_LIST_ITEM_RE = re_cache.compile(r"([ \t]*)(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])[ \t]+\S")
+_STEP_RE = re_cache.compile(r"(?:step|paso|etapa|fase|phase|stage)[ \t]+\d{1,3}\b", re.IGNORECASE)
+_BOLD_LINE_RE = re_cache.compile(r"(\*\*|__)[^*_]{1,70}\1:?")
 _CAPS_LEVEL, _COLON_LEVEL, _STEP_LEVEL = 7, 8, 9
 
 

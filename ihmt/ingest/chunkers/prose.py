@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 from ihmt.ingest.chunk import Chunk
 from ihmt.text.tokens import estimate_tokens
 
+from ... import re_cache
+
 # Longest line we run heading/boundary regexes on; longer lines are body text by definition.
 MAX_HEADING_CHARS = 120
 
-_FENCE_RE = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
-_SENTENCE_END_RE = re.compile(r"(?<![.!?…])[.!?…]+[\"'”’»)\]]*\s+")
-_MD_HEADING_RE = re.compile(r"[ ]{0,3}(#{1,6})[ \t]+\S")
-_WORD_RE = re.compile(r"[^\s#*_>`|\-–—=~]+")
+_FENCE_RE = re_cache.compile(r"[ ]{0,3}(`{3,}|~{3,})")
+_SENTENCE_END_RE = re_cache.compile(r"(?<![.!?…])[.!?…]+[\"'”’»)\]]*\s+")
+_MD_HEADING_RE = re_cache.compile(r"[ ]{0,3}(#{1,6})[ \t]+\S")
+_WORD_RE = re_cache.compile(r"[^\s#*_>`|\-–—=~]+")
 
 
 def split_lines(text: str) -> list[str]:

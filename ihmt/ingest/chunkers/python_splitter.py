@@ -27,7 +27,6 @@ source that does not parse; both paths must produce the same byte-exact tiling.
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -41,6 +40,8 @@ from ihmt.ingest.chunkers.brace_scanner import (
     group_units,
 )
 
+from ... import re_cache
+
 __all__ = ["AST_SIZE_LIMIT", "python_spans"]
 
 AST_SIZE_LIMIT = 200_000  # characters; ast.parse takes about a second per megabyte
@@ -52,15 +53,15 @@ _COMPOUNDS: tuple[type, ...] = (ast.If, ast.Try, ast.With, ast.AsyncWith) + (
     (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 )
 _TYPE_ALIAS: type | None = getattr(ast, "TypeAlias", None)  # `type X = ...` (3.12)
-_TRAILING_COMMENT = re.compile(r"\s+#.*$")
-_CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b|[)\]}]")
-_DEF_NAME = re.compile(r"(?:async\s+)?def\s+([A-Za-z_]\w*)")
-_CLASS_NAME = re.compile(r"class\s+([A-Za-z_]\w*)")
-_STRING_START = re.compile(r"[rRbBuUfF]{0,2}(?:\"|')")
-_BRANCH = re.compile(r"(?:else|elif|except|finally)\b")
-_COMPOUND_HEAD = re.compile(r"(?:if|try|with|async\s+with)\b")
-_DEF_OR_DECO = re.compile(r"@|(?:async\s+)?def\s|class\s")
-_ATTRIBUTE = re.compile(r"([A-Za-z_]\w*)\s*(?:[:,]|=(?!=))")  # `x = 1`, `x: int`, `a, b =`
+_TRAILING_COMMENT = re_cache.compile(r"\s+#.*$")
+_CONTINUATION = re_cache.compile(r"(?:else|elif|except|finally)\b|[)\]}]")
+_DEF_NAME = re_cache.compile(r"(?:async\s+)?def\s+([A-Za-z_]\w*)")
+_CLASS_NAME = re_cache.compile(r"class\s+([A-Za-z_]\w*)")
+_STRING_START = re_cache.compile(r"[rRbBuUfF]{0,2}(?:\"|')")
+_BRANCH = re_cache.compile(r"(?:else|elif|except|finally)\b")
+_COMPOUND_HEAD = re_cache.compile(r"(?:if|try|with|async\s+with)\b")
+_DEF_OR_DECO = re_cache.compile(r"@|(?:async\s+)?def\s|class\s")
+_ATTRIBUTE = re_cache.compile(r"([A-Za-z_]\w*)\s*(?:[:,]|=(?!=))")  # `x = 1`, `x: int`, `a, b =`
 _MAX_NEST = 8  # if / try blocks inside each other that the lexer path still looks into
 
 

@@ -16,6 +16,8 @@ from ihmt.ingest.chunk import Chunk
 from ihmt.ingest.chunkers import prose
 from ihmt.text.dates import match_date_at
 
+from ... import re_cache
+
 __all__ = ["entry_date", "split_temporal"]
 
 _WEEKDAYS = (
@@ -37,15 +39,15 @@ _LABEL_PREFIX = (
 _WEEKDAY_PREFIX = (
     rf"(?:(?:{_WEEKDAYS})(?![a-záéíóúñ])\.?,?[ \t]{{1,3}}(?:el[ \t]{{1,3}})?)?[*_]{{0,2}}"
 )
-_DIGIT_RE = re.compile(r"\d")
+_DIGIT_RE = re_cache.compile(r"\d")
 # Dated header fields that are not entries: a birth date must not start a "1966" entry.
-_NOT_ENTRY_RE = re.compile(
+_NOT_ENTRY_RE = re_cache.compile(
     r"[^\w]{0,6}(?:fecha de nacimiento|f\.\s?nac\w*|date of birth|birth ?date|d\.?o\.?b\b|born)",
     re.IGNORECASE,
 )
 _PREFIX_RES = (
-    re.compile(_LABEL_PREFIX + _WEEKDAY_PREFIX, re.IGNORECASE),
-    re.compile(_LABEL_PREFIX, re.IGNORECASE),
+    re_cache.compile(_LABEL_PREFIX + _WEEKDAY_PREFIX, re.IGNORECASE),
+    re_cache.compile(_LABEL_PREFIX, re.IGNORECASE),
 )
 
 
