@@ -535,3 +535,33 @@ def test_a_phrase_written_with_hyphens_counts_as_its_abbreviation():
     assert "sso" in terms("Grafana: single sign-on via Okta")
     assert "sso" in terms("single sign on") and "sso" in terms("SSO")
     assert "mfa" in terms("multi-factor authentication")
+
+
+# --------------------------------------------------------------------------- terms memo
+
+
+def test_terms_reads_a_text_once_and_hands_out_a_fresh_list(monkeypatch) -> None:
+    """One search reads the same texts several times; the second read costs no tokenizing."""
+    import ihmt.text.tokenize as tokenize_module
+
+    calls = []
+    real = tokenize_module._vocabulary_terms
+    monkeypatch.setattr(tokenize_module, "_vocabulary_terms", lambda t: calls.append(t) or real(t))
+    tokenize_module._remembered_terms.cache_clear()
+    text = "Staging now runs PostgreSQL 16.2 on db-stg-02"
+    first = terms(text)
+    first.append("mutated")
+    assert terms(text) == real(text) and "mutated" not in terms(text)
+    assert calls == [text]
+    long_text = "word " * (tokenize_module.MEMO_CHARS // 5 + 1)
+    terms(long_text), terms(long_text)
+    assert calls[1:] == [long_text, long_text]  # a long text is never kept
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=200))
+def test_remembered_terms_equal_fresh_ones(text: str) -> None:
+    import ihmt.text.tokenize as tokenize_module
+
+    assert terms(text) == tokenize_module._vocabulary_terms(text)
+    assert terms(text) == tokenize_module._vocabulary_terms(text)

@@ -131,6 +131,11 @@ _RETIRED = re_cache.compile(
     r"(?:being\s|now\s)?(?:decommissioned|retired|shut down|deprecated|archived|switched off"
     r"|turned off)"
 )
+# the retiring words alone: a text without any cannot match _RETIRED, whose open start
+# otherwise tries every position of a long memory (a tenth of a prompt hook's search)
+_RETIRING = re_cache.compile(
+    r"(?i)decommissioned|retired|shut down|deprecated|archived|switched off|turned off"
+)
 # a value is written as one: a name, a number, a host or a path ("Excel", "M1",
 # "orders-db-replica-01", "git.ot.local"), not a plain or hyphenated word ("starves",
 # "self-hosted", "read-only")
@@ -145,6 +150,8 @@ def leaves_behind(later_text: str, statement_terms: set[str], rare: set[str]) ->
     "Iñaki"); one plain name may be in any statement."""
     text = later_text[:4000]
     for pattern in (_LEFT_BEHIND, _RETIRED):
+        if pattern is _RETIRED and not _RETIRING.search(text):
+            continue
         for match in pattern.finditer(text):
             named = [
                 word

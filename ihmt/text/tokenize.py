@@ -291,6 +291,25 @@ def terms(text: str) -> list[str]:
     vocabulary form (aliases, glossary, light stemming: see ``vocabulary``)."""
     if _PLAIN_TERMS.get():
         return [t for t in tokenize(text) if is_term(t)]
+    if len(text) > MEMO_CHARS:
+        return _vocabulary_terms(text)
+    return list(_remembered_terms(text))
+
+
+# One search reads the same texts several times (the question in every feature, a found
+# memory in its proximity, its change sentences and its coverage); the vocabulary is fixed,
+# so a text's terms are kept for the next reader. Bounded: at most MEMO_TEXTS texts of at most
+# MEMO_CHARS characters each.
+MEMO_CHARS = 8000
+MEMO_TEXTS = 512
+
+
+@lru_cache(maxsize=MEMO_TEXTS)
+def _remembered_terms(text: str) -> tuple[str, ...]:
+    return tuple(_vocabulary_terms(text))
+
+
+def _vocabulary_terms(text: str) -> list[str]:
     out = []
     groups = token_groups(text)
     phrases = phrase_abbreviations()
