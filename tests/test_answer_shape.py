@@ -248,9 +248,10 @@ def test_an_office_extension_is_no_mobile_number(memory):
         "Denise Harjo got CLP 3.600.000 approved for the first year.",
         "Denise Harjo's audit (2026-03). 31 issues were logged.",
         "Denise Harjo set the threshold range to 0.1-1.8 V.",
+        "Denise Harjo approved retention.ms=1209600000 for the positions topic.",
     ],
 )
-def test_a_ticket_a_release_an_amount_or_a_range_is_no_phone_number(text):
+def test_a_ticket_a_release_an_amount_a_range_or_a_setting_is_no_phone_number(text):
     question = "what's Denise Harjo's mobile number?"
     assert not holds_shape(text, shapes_asked(question), subject_terms(question))
     with_number = text + " Mobile: +1 617 555 0134."
@@ -270,6 +271,27 @@ def test_a_phone_number_in_a_long_text_counts_only_next_to_the_person_asked_abou
     )
     assert not holds_shape(plan, shapes, subject)  # Bruno's number, far from Sofía's name
     assert holds_shape(plan.replace("Bruno Lemos", "Sofía Novoa"), shapes, subject)
+
+
+def test_a_value_in_a_table_is_named_by_its_column_and_its_row():
+    """A runbook's table names the machine in its first row and the value two rows below: the
+    value is about the machine, however far apart the two are written."""
+    question = "how much memory does tsdb-02 have?"
+    subject = subject_terms(question)
+    shapes = tuple(shape for shape in shapes_asked(question) if shape.name == "size")
+    table = (
+        "## 2. Target\n\n"
+        "| | tsdb-01 (old) | tsdb-02 (new) |\n|---|---|---|\n"
+        "| PostgreSQL | 14.10 with timescaledb 2.11.2, upgraded before the move | 16.2 |\n"
+        "| CPU | 8 vCPU on the old Dell chassis in rack B | 16 vCPU |\n"
+        "| Network | one 10 GbE link to the core switch | two bonded 25 GbE links |\n"
+        "| Backups | pgBackRest to the NAS, a full one on Sundays | pgBackRest to MinIO, daily at 02:00 |\n"
+        "| Memory | 64 GB | 128 GB RAM |\n"
+    )
+    assert len(table) > 400  # long: a size counts only where the machine is named
+    assert holds_shape(table, shapes, subject)
+    prose = table.replace("|", " ").replace("---", "   ")
+    assert not holds_shape(prose, shapes, subject)  # the same words, far apart in prose
 
 
 def test_a_lower_case_tool_with_a_hyphen_and_its_major_version_is_a_version(memory):

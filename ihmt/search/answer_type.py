@@ -120,7 +120,7 @@ def _cue(pattern: str) -> re.Pattern[str]:
 # an IP address, a ticket or a release ("INC0099407", "v2025.11.3"), an amount ("CLP
 # 3.600.000") or a range of values ("0.1-1.8 V"), which digits and dashes alone would match
 _FULL_NUMBER = (
-    r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d(?!\d))(?!(?:19|20)\d\d-[01]\d(?!\d))"
+    r"(?<![\w.:/=-])(?!\d{4}-\d\d-\d\d(?!\d))(?!(?:19|20)\d\d-[01]\d(?!\d))"
     r"(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d))"
     + _NOT_AFTER_CURRENCY
     + r"(?=(?:[ ().-]{0,2}\d){7})\+?\d[\d ().-]{5,18}\d"
@@ -542,6 +542,27 @@ PERSONAL_TEXT = 400  # a memory this short is about the person it names: a numbe
 PERSONAL_BEFORE, PERSONAL_AFTER = 120, 60  # ... in a longer text, the name sits this close
 
 
+def _table_names(text: str, pos: int) -> str:
+    """For a value in a Markdown table row, what names it however far: the table's first row
+    (its column names: "| | tsdb-01 (old) | tsdb-02 (new) |") and the row's first cell
+    ("| Memory | 64 GB | 128 GB RAM |"); "" outside a table."""
+    start = text.rfind("\n", 0, pos) + 1
+    if not text.startswith("|", start):
+        return ""
+    end = text.find("\n", pos)
+    row = text[start : end if end >= 0 else len(text)]
+    top = start
+    while top > 0:
+        above = text.rfind("\n", 0, top - 1) + 1
+        if not text.startswith("|", above):
+            break
+        top = above
+    first_end = text.find("\n", top)
+    first_row = text[top : first_end if first_end >= 0 else len(text)]
+    cells = row.split("|")
+    return first_row + " " + (cells[1] if len(cells) > 2 else "")
+
+
 def holds_shape(
     text: str,
     shapes: tuple[AnswerShape, ...],
@@ -576,6 +597,8 @@ def holds_shape(
                 continue
             around = text[max(0, match.start() - before) : match.end() + after]
             if subject.intersection(terms(around)):
+                return True
+            if subject.intersection(terms(_table_names(text, match.start()))):
                 return True
             if shape.name == "version" and (
                 _sentence_names(text, _value_start(match), subject)
