@@ -4,7 +4,11 @@ Each corpus in benchmarks/agent_corpora/ is a few months of one person's or team
 written with its questions by colleagues who saw neither the ranking code nor any answer. The
 memories are saved in date order the way an agent saves them (``save`` with the date; corrections
 with ``replaces`` where the writer said the agent would use it; long documents through
-``ingest_text`` like ``ihmt ingest``), then every question goes through ``search`` and is scored
+``ingest_text`` like ``ihmt ingest``). When ``save`` links no memory and lists candidates
+instead, the agent does what the usage rules tell it (templates/memory-instructions.md): it
+picks the memory it corrects among those listed, when that memory is listed, and calls
+``mark_outdated`` (``--no-picks``: it never does, as every run before the thirty-sixth
+session measured). Then every question goes through ``search`` and is scored
 on exactly what the MCP ``search_memory`` tool returns: ``render.compact_answer``.
 
 Columns, per question kind (see the corpus format in agent_corpora/FORMAT.md):
@@ -248,9 +252,18 @@ def load_corpus(name: str) -> dict:
     return json.loads((CORPORA / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def build_store(corpus: dict, workdir: Path, semantic: bool) -> tuple[object, dict, dict]:
+# what the `replaces` pointers of the corpora saved so far did: linked, candidates (and of
+# those, the ones the agent picked), not_found
+REPLACES_TALLY: dict[str, int] = defaultdict(int)
+
+
+def build_store(
+    corpus: dict, workdir: Path, semantic: bool, agent_picks: bool = True
+) -> tuple[object, dict, dict]:
     """Save the corpus in date order; returns the memory, leaf id -> corpus id, and the
-    corpus ids of memories that a later memory corrects."""
+    corpus ids of memories that a later memory corrects. ``agent_picks``: a correction whose
+    pointer lists candidates is linked to the memory it corrects when that one is listed,
+    as the usage rules tell an agent to do."""
     from ihmt import IHMT
 
     memory = IHMT.initialize(workdir, semantic=True) if semantic else IHMT.initialize(workdir)
@@ -272,6 +285,10 @@ def build_store(corpus: dict, workdir: Path, semantic: bool) -> tuple[object, di
                 allow_secrets=True,
             )
             leaf_ids = report.leaf_ids
+            if item.get("replaces"):
+                REPLACES_TALLY[report.replaces_status or "none"] += 1
+                if agent_picks and report.replaces_status == "candidates" and leaf_ids:
+                    _agent_picks(memory, report.candidates, owner, item.get("corrects"), leaf_ids)
         for leaf_id in leaf_ids:
             owner.setdefault(leaf_id, item["id"])
     memory.flush()
@@ -279,6 +296,14 @@ def build_store(corpus: dict, workdir: Path, semantic: bool) -> tuple[object, di
     if semantic:
         memory.semantic.sync()
     return memory, owner, corrected
+
+
+def _agent_picks(memory, candidates: list[dict], owner: dict, corrects, new_ids: list) -> None:
+    """The agent's part of a correction: of the memories ``save`` listed, the one it meant."""
+    meant = [c["id"] for c in candidates if corrects and owner.get(c["id"]) == corrects]
+    if meant:
+        memory.mark_outdated(meant[0], new_ids[0])
+        REPLACES_TALLY["picked by the agent"] += 1
 
 
 def flat_baseline(corpus: dict) -> FlatBM25:
@@ -351,11 +376,11 @@ def score_question(q: dict, memory, owner: dict, corrected: set, flat: FlatBM25)
     return row
 
 
-def run_corpus(name: str, semantic: bool) -> list[dict]:
+def run_corpus(name: str, semantic: bool, agent_picks: bool = True) -> list[dict]:
     corpus = load_corpus(name)
     flat = flat_baseline(corpus)
     with tempfile.TemporaryDirectory(prefix=f"ihmt-aq-{name}-") as tmp:
-        memory, owner, corrected = build_store(corpus, Path(tmp), semantic)
+        memory, owner, corrected = build_store(corpus, Path(tmp), semantic, agent_picks)
         rows = [score_question(q, memory, owner, corrected, flat) for q in corpus["questions"]]
         memory.close()
     for row in rows:
@@ -465,15 +490,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="print every miss")
     parser.add_argument("--json", help="write every scored row to this file")
     parser.add_argument("--write", action="store_true", help="record in RESULTS.md")
+    parser.add_argument(
+        "--no-picks",
+        action="store_true",
+        help="the agent never picks among a correction's candidates (the protocol until the "
+        "thirty-sixth session)",
+    )
     args = parser.parse_args(argv)
     names = list(args.corpus or [])
     for chosen in args.set or ([] if names else ["dev"]):
         names += SETS[chosen]
     all_rows: list[dict] = []
-    report = [f"Machine: {machine()}. Mode: {'semantic' if args.semantic else 'lexical'}.", ""]
+    picks = "never picks" if args.no_picks else "picks the memory it corrects when listed"
+    report = [
+        f"Machine: {machine()}. Mode: {'semantic' if args.semantic else 'lexical'}. When a "
+        f"correction's `replaces` lists candidates, the agent {picks}.",
+        "",
+    ]
     for name in names:
         started = time.perf_counter()
-        rows = run_corpus(name, args.semantic)
+        rows = run_corpus(name, args.semantic, not args.no_picks)
         all_rows += rows
         where = next((s for s, members in SETS.items() if name in members), "other")
         took = time.perf_counter() - started
@@ -496,6 +532,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n== all")
         for key, value in summary(all_rows).items():
             print(f"  {key:16} {value}")
+    tally = ", ".join(f"{status} {count}" for status, count in sorted(REPLACES_TALLY.items()))
+    print(f"\n`replaces` pointers: {tally}")
+    report += [f"`replaces` pointers of all corpora run: {tally}.", ""]
     if args.misses:
         print_misses(all_rows)
     if args.json:
