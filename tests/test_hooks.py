@@ -766,6 +766,21 @@ def test_a_role_a_three_word_rule_and_a_fact_after_an_aside_are_kept():
     assert durable_sentence("While you're at it, you could rename the module.") == ""
 
 
+def test_a_fact_with_an_offer_to_the_agent_in_it_is_kept():
+    """ "If you need to check something there" is said to the agent, around a fact a later
+    session needs; an offer around nothing specific stays a remark to the listener."""
+    from ihmt.loop.extract import durable_sentence
+
+    staging = (
+        "btw staging is a separate CX22 at staging.greenfieldvets.co.uk if you need to check "
+        "something there, same compose setup"
+    )
+    assert durable_sentence(staging) == "statement"
+    assert durable_sentence("The report is at /srv/reports/q3.pdf in case you want it.")
+    assert durable_sentence("You'd love the lake if you went there in June.") == ""
+    assert durable_sentence("You should try pottery if you ever get the time.") == ""
+
+
 def test_a_reply_picking_one_of_the_agents_options_is_kept_with_that_option():
     from ihmt.loop.extract import extract
 

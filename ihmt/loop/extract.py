@@ -140,6 +140,9 @@ _NEVER_MIND = re_cache.compile(r"^\W*never mind\b", re.I)
 _ASIDE = re_cache.compile(
     r"^\W*(?:while|since|before|when|as) you(?:'re| are)?\b[^:.!?]{0,30}[:,]\s*(?=\w)", re.I
 )
+# an offer to the listener around a specific fact ("staging is a separate CX22 at
+# staging.x.co.uk if you need to check something there"): the fact is judged without it
+_IF_YOU = re_cache.compile(r"\b(?:if|in case|whenever|should) you\b[^,.;:!?]*", re.I)
 # a sentence about the listener and not the speaker ("you'd be a great counselor", "combining
 # your two interests is cool") says nothing a later session needs about the speaker's world
 _LISTENER = re_cache.compile(
@@ -225,7 +228,9 @@ def durable_sentence(sentence: str) -> str:
         return ""
     told = _ASIDE.sub("", sentence, count=1)
     if _LISTENER.search(told) and not _FIRST_PERSON.search(told):
-        return ""  # about the listener, not the speaker
+        stated = _IF_YOU.sub("", told)
+        if _LISTENER.search(stated) or not _SPECIFIC.search(stated):
+            return ""  # about the listener, not the speaker
     if DECISION.search(sentence):
         return "decision"
     if _FIRST_PERSON.search(sentence) or _STATEMENT.search(sentence):
