@@ -901,7 +901,8 @@ class SearchEngine:
         if history:  # the earlier state is asked for: the corrected memory may lead
             return out
         # a correction answers what its old memory answered: it ranks where the old one would
-        # have ranked before it was marked OUTDATED
+        # have ranked before it was marked OUTDATED, and is no stray match when the old one was
+        # not ("CX22 to CX32" answers "what size is the Hetzner VPS?" as the note it corrects)
         by_id = {c.ref["id"]: c for c in out}
         raised = False
         for old_id, new_id in links.items():
@@ -909,6 +910,7 @@ class SearchEngine:
                 old, new = by_id[old_id], by_id[new_id]
                 if old.score > getattr(new, "adjusted", 0.0):
                     new.adjusted, raised = old.score, True
+                new.answers_for = old
         if raised:  # a fact's own answer stays first
             out.sort(key=lambda c: (not getattr(c, "pinned", False), -getattr(c, "adjusted", 0.0)))
         # a corrected memory never outranks its correction
@@ -1035,6 +1037,17 @@ class SearchEngine:
             current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
 
         def stray_match(cand) -> bool:
+            # a correction is about what the memory it corrects was about (_pull_replacements)
+            seen = {id(cand)}
+            corrected = getattr(cand, "answers_for", None)
+            while corrected is not None and id(corrected) not in seen:
+                if not stray_word(corrected):
+                    return False
+                seen.add(id(corrected))
+                corrected = getattr(corrected, "answers_for", None)
+            return stray_word(cand)
+
+        def stray_word(cand) -> bool:
             # after AMBIGUOUS the agent's clue says which memory is meant ("how long do we
             # keep the logs?" + "the CloudFront access logs"): the words the memory shares
             # with the question and the clue together tell whether it is about them
