@@ -35,7 +35,8 @@ from pathlib import Path
 
 ENV = "IHMT_RE_CACHE"
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a larger file is not read (and is rewritten smaller)
-MAX_ENTRIES = 3000  # past this, a rewrite keeps only the patterns this process used
+MAX_ENTRIES = 1000  # past this, a rewrite keeps only the patterns this process used (the
+# package has about 450; the rest are older versions of edited ones)
 
 _state: dict = {"loaded": None, "new": {}, "used": set(), "off": False, "registered": False}
 _DEBUG = int(re.DEBUG)
