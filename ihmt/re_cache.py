@@ -42,7 +42,7 @@ _state: dict = {"loaded": None, "new": {}, "used": set(), "off": False, "registe
 _DEBUG = int(re.DEBUG)
 
 
-def compile(pattern, flags=0) -> re.Pattern:  # noqa: A001 - the name says it stands in for re.compile
+def compile(pattern, flags=0) -> re.Pattern:  # the name: it stands in for re.compile
     """``re.compile(pattern, flags)``, from the cache when this pattern was assembled before."""
     flags = int(flags)
     if _state["off"] or not isinstance(pattern, str) or flags & _DEBUG:
@@ -68,8 +68,9 @@ def persist() -> None:
     if not new or path is None or _state["off"]:
         return
     loaded = _state["loaded"] or {}
-    merged = {**loaded, **new} if len(loaded) + len(new) <= MAX_ENTRIES else {}
-    if not merged:
+    if len(loaded) + len(new) <= MAX_ENTRIES:
+        merged = {**loaded, **new}
+    else:  # mostly older versions of edited patterns: keep what this process used
         merged = {k: v for k, v in loaded.items() if k in _state["used"]} | new
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

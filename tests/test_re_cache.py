@@ -235,3 +235,17 @@ def test_patterns_built_from_a_question_are_never_kept(tmp_path):
     kept = cache.read_text("utf-8")
     assert json.loads(kept)
     assert not any(word in kept for word in ("Luis", "Ortega", "Pardo", "lortega"))
+
+
+def test_a_full_cache_is_rewritten_with_the_patterns_in_use(fresh, monkeypatch):
+    """Edited patterns leave their older versions behind; past MAX_ENTRIES they are dropped."""
+    monkeypatch.setattr(re_cache, "MAX_ENTRIES", 5)
+    for n in range(5):
+        re_cache.compile(f"stale{n}+")
+    re_cache.persist()
+    re_cache._state.update(loaded=None, used=set())
+    re_cache.compile("stale0+")  # read back: in use
+    re_cache.compile("fresh+")  # assembled: new
+    re_cache.persist()
+    kept = json.loads(fresh.read_text("utf-8"))
+    assert sorted(kept) == ["0:fresh+", "0:stale0+"]
