@@ -31,6 +31,7 @@ import os
 import re
 import sys
 from array import array
+from functools import lru_cache
 from pathlib import Path
 
 ENV = "IHMT_RE_CACHE"
@@ -124,6 +125,7 @@ def _entries() -> dict | None:
     return entries
 
 
+@lru_cache(maxsize=1)  # asked once per pattern: looked up once per process
 def _assembler():
     """(parse, assemble, construct) of this interpreter's ``re``, or None when they are not
     where CPython 3.10-3.13 keeps them."""
@@ -190,11 +192,17 @@ def _assemble(pattern: str, flags: int, key: str) -> re.Pattern:
 def _code_array(items) -> array:
     """The program as machine words of the engine's code size (kept as base64 in the file:
     a list of numbers in JSON takes longer to read than assembling takes)."""
-    import _sre
-
-    typecode = next(c for c in "IL" if array(c).itemsize == _sre.CODESIZE)
+    typecode = _word_type()
     if isinstance(items, bytes | bytearray):
         words = array(typecode)
         words.frombytes(items)
         return words
     return array(typecode, items)
+
+
+@lru_cache(maxsize=1)
+def _word_type() -> str:
+    """The array type code whose items are the engine's code words."""
+    import _sre
+
+    return next(c for c in "IL" if array(c).itemsize == _sre.CODESIZE)
