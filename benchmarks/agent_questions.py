@@ -233,6 +233,12 @@ SETS = {
     # engineer writing Spanish), a Barcelona hospital's radiology integration (Orthanc,
     # a Python worklist, a Vue portal; two Montses, a fifth in Spanish)
     "blind39": ["pasarela", "kadeport", "radiologia"],
+    # written blind in the thirty-seventh session: a Valencia theatre company's ticketing and
+    # box office (Laravel, MySQL to PostgreSQL, Redsys; two Pilars, a fifth in Spanish), a
+    # Danish wind-farm operator's turbine telemetry (Rust, InfluxDB to QuestDB, on-premises
+    # Kubernetes; two Mettes, an Argentine contractor writing Spanish), a Guadalajara grocery
+    # delivery start-up (React Native, Go, GKE; two Alejandros, a bilingual team)
+    "blind40": ["tramoia", "gridwatch", "mercadito"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

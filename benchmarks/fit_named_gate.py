@@ -60,6 +60,7 @@ BATCHES = {
     "hs22": ["ferryline", "barroverde", "ledgerly"],
     "hs23": ["tramlog", "panaderia", "choirbox"],
     "hs24": ["biblored", "vetagenda", "almerigrow"],
+    "hs25": ["tidepool", "ledgerporto", "rutasbus"],
 }
 
 
