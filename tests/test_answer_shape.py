@@ -38,6 +38,8 @@ TEAM = [
         ("what's Nerea's desk extension?", "phone"),
         ("¿cuál es la extensión de Javier?", "phone"),
         ("what's Luis Ortega's mobile number?", "phone"),
+        ("what's Kasper Riis's mobile?", "phone"),
+        ("what's Jordi's Signal number?", "phone"),
         ("what's Laura's email address?", "email"),
         ("which port does the broker listen on?", "port"),
         ("what's the public IP of the VPS?", "ip"),
@@ -58,6 +60,8 @@ TEAM = [
         ("what's Andrés's GitHub username?", "username"),
         ("what does Raúl charge for the August cover?", "price"),
         ("what is the delivery charge?", "price"),
+        ("how much is the monthly rent for the dark store?", "price"),
+        ("¿cuánto es el alquiler del local?", "price"),
         # French
         ("c'est quelle version de Python qu'on cible?", "version"),
         ("quel port utilise l'API?", "port"),
@@ -100,6 +104,9 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "which export runs without an email address column?",
         "¿qué vista usa Rodrigo, la que va sin teléfono?",
         "how long does B2 keep prior versions of files deleted on the NAS?",  # a span asked
+        "who reviews Ana's mobile release builds?",  # the app, not her number
+        "what's the signal number for SIGTERM?",  # a Unix signal, not a messenger
+        "can we rent a bigger server for the load test?",  # the verb
     ],
 )
 def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question):

@@ -156,6 +156,10 @@ SHAPES: tuple[AnswerShape, ...] = (
         # answer to "what's Luis Ortega's mobile number?"
         _cue(
             r"(?:mobile|cell|cellphone|whatsapp) (?:phone )?number|(?<!app )movil(?! (?:app|apps)\b)"
+            # "Kasper's mobile", "Jordi's Signal number": someone's number by its app or device
+            r"|(?<=\w['’]s )(?:mobile|cell|cellphone)(?! (?:app|apps|team|build|builds|client"
+            r"|release|releases|version|lead|dev|devs|developers?|code|repo|work|screens?)\b)"
+            r"|(?<=\w['’]s )(?:signal|telegram) number"
             r"|celular(?! (?:app|apps)\b)"
         ),
         _Lazy(_FULL_NUMBER),
@@ -218,6 +222,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|cache|calculation|logic|pages?|tables?|rules?)\b)|prices|priced|(?:service|delivery|shipping|late|extra|monthly|annual"
             r"|setup|cancellation) charges?|fee|fees|salary|hourly rate|day rate"
             r"|monthly rate|how much (?:do|does|did|will|would) (?:\w+ ){0,3}(?:pay|paid|charge)"
+            # "the monthly rent for the store": an amount; "rent a car" is the verb
+            r"|(?:the|monthly|annual|yearly|office) rent(?! (?:a|an|the)\b)|rent (?:for|of|on)\b"
+            r"|alquiler|renta mensual|loyer"
             r"|what (?:do|does|did|will|would) (?:\w+ ){0,3}charge"
             r"|cuesta|cuestan|costo|coste|precio|cobra|cobran|tarifa|cuota"
             r"|coute|coutent|prix|tarif|frais|combien (?:paie|paye|payons|facture|factures)"
