@@ -23,8 +23,11 @@ from .answer_type import SHAPES
 CONTENT_WEIGHT = 1.0  # how much the new memory's words count beside the pointer's
 DOCUMENT_SHARE = 0.8  # a document piece's combined score counts this share
 VALUE_WEIGHT = 0.3  # ... and the kinds of value both state
-CLEAR_LEAD = 1.15  # the best combined score must lead the next by this factor (1.1 let a
-# pointer that fits three memories alike link the shortest: BM25 length alone gave it 12 %)
+CLEAR_LEAD = 1.25  # the best combined score must lead the next by this factor (1.1 let a
+# pointer that fits three memories alike link the shortest: BM25 length alone gave it 12 %;
+# at 1.15, 38 of 1,049 links over the agent corpora marked the wrong memory OUTDATED, silently,
+# where a lead under 1.25 lists the candidates for the agent to pick: 15 wrong, 121 right links
+# turned into lists)
 MIN_CONTENT_SHARE = 0.1  # ... and hold at least this share of the new memory's weight
 CONTENT_CHARS = 4000  # of a candidate's text read for the new memory's words
 
