@@ -706,6 +706,46 @@ def test_a_prompt_whose_context_drowns_its_question_is_asked_again_by_the_questi
         memory.close()
 
 
+def test_a_question_in_spanish_or_before_its_context_is_asked_again_alone(ws):
+    from ihmt.loop.recall import leading_question, question_clause
+
+    memory = IHMT.open(ws)
+    try:
+        memory.save(
+            "Actualicé el droplet el fin de semana: ahora corre Postgres 16 con PostGIS 3.4."
+        )
+        memory.save("El backend compila con JDK 21 (Temurin) y Gradle con Kotlin DSL.")
+        memory.save("Los GPX crudos de los voluntarios van en data/raw/ y nunca se commitean.")
+        memory.save("La app Android usa MapLibre con tiles vectoriales.")
+        # the context names pg_dump, which no memory mentions: the whole prompt is turned away
+        prompt = "¿qué versión de Postgres tiene producción? necesito saber para un pg_dump"
+        whole = memory.search(prompt)
+        assert whole.not_found and whole.reason_code == "unknown_name"
+        assert question_clause(prompt, wider=True) == ""  # it comes first, not last
+        question = "¿qué versión de Postgres tiene producción?"
+        assert leading_question(prompt, ["pg_dump"]) == question
+        assert "Postgres 16" in memory.prompt_recall(prompt)
+        # a question naming the unknown thing itself, or context naming nothing unknown
+        assert (
+            leading_question("which pg_dump flags do we use? it's for the backup", ["pg_dump"])
+            == ""
+        )
+        assert leading_question(prompt, []) == ""
+        # a Spanish question after its context
+        context_first = (
+            "voy a configurar un servidor de integración continua nuevo con Ubuntu y un runner "
+            "propio, ¿qué JDK necesita el backend?"
+        )
+        assert question_clause(context_first) == ""  # the gate's reading is unchanged
+        assert question_clause(context_first, wider=True) == "¿qué JDK necesita el backend?"
+        assert "JDK 21" in memory.prompt_recall(context_first)
+        # a question followed by another question, or a clause that only looks like one
+        assert leading_question("which port? and which host? it's for grpcurl", ["grpcurl"]) == ""
+        assert question_clause("ok. que lo ponga el CI con el número de run", wider=True) == ""
+    finally:
+        memory.close()
+
+
 def test_the_session_brief_lists_the_users_answers_to_the_agent_newest_first(ws):
     from ihmt.text.reply import with_question
 

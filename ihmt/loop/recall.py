@@ -24,6 +24,7 @@ agent's "Which MSRV should the README promise?").
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .. import re_cache
 from ..text.clean import one_line
@@ -100,6 +101,13 @@ _ASKS = re_cache.compile(
     # French: "quel port …", "c'est quoi …", "est-ce qu'on …", "rappelle-moi …"
     r"quel|quelle|quels|quelles|qui|quoi|o[ùu]|quand|comment|combien|pourquoi|est-ce|"
     r"c'est quoi|c'est qui|rappelle-moi|on (?:utilise|a|est)\b.*\?$)\b",
+    re.I,
+)
+# Spanish questions open with "¿" or an accented question word ("cuál es …", "¿qué JDK …",
+# "recuérdame …"); unaccented "que", "como", "cuando" start ordinary clauses too
+_ASKS_SPANISH = re_cache.compile(
+    r"¿|(?:qué|cuál|cuáles|dónde|adónde|cuándo|quién|quiénes|cómo|cuánto|cuánta|cuántos"
+    r"|cuántas|recuérdame|recuerdame)\b",
     re.I,
 )
 _LAST_SENTENCE = re_cache.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -377,23 +385,48 @@ def asks(text: str) -> bool:
     return text.endswith("?") or bool(_ASKS.match(text))
 
 
-def question_clause(text: str) -> str:
+def question_clause(text: str, wider: bool = False) -> str:
     """The question a prompt ends with when context comes first: "installing torch on the gpu
     box, which cuda toolkit should it be built against?" -> "which cuda toolkit should it be
-    built against?". "" when the prompt is a single clause, asks nothing, or asks for work."""
-    from .patterns import REQUEST
-
+    built against?". "" when the prompt is a single clause, asks nothing, or asks for work.
+    ``wider``: a question in Spanish too ("voy a configurar un CI nuevo, ¿qué JDK necesita el
+    backend?")."""
     parts = _CLAUSE_BREAK.split(text.strip())
     for i in range(len(parts) - 1, 0, -1):
-        if _ASKS.match(parts[i]):
-            clause = " ".join(parts[i:])
-            # "…, can you look?" asks for work, not about what memory holds; "…, what's going
-            # on?" asks nothing memory could hold (one word left once stop words go)
-            subject = set(terms(clause)) - _WORK_WORDS
-            if len(subject) < MIN_CLAUSE_TERMS or REQUEST.search(clause):
-                return ""
-            return clause
+        if _ASKS.match(parts[i]) or (wider and _ASKS_SPANISH.match(parts[i])):
+            return _asking(" ".join(parts[i:]))
     return ""
+
+
+def leading_question(text: str, unknown: Sequence[str]) -> str:
+    """The question a prompt opens with when only its context, after it, names something no
+    memory mentions: "¿qué versión de Postgres tiene producción? necesito saber para un
+    pg_dump" -> its question, which the pg_dump turned away as a whole. "" otherwise (a
+    prompt asking twice, or whose question names the unknown thing itself)."""
+    parts = _CLAUSE_BREAK.split(text.strip())
+    if not (_ASKS.match(parts[0]) or _ASKS_SPANISH.match(parts[0])):
+        return ""
+    for i, part in enumerate(parts[:-1]):
+        if part.endswith("?"):
+            question, rest = " ".join(parts[: i + 1]), " ".join(parts[i + 1 :])
+            if "?" in rest or not unknown:
+                return ""
+            if any(name.casefold() in question.casefold() for name in unknown):
+                return ""
+            return _asking(question)
+    return ""
+
+
+def _asking(clause: str) -> str:
+    """``clause`` when it asks about something memory could hold, else ""."""
+    from .patterns import REQUEST
+
+    # "…, can you look?" asks for work, not about what memory holds; "…, what's going on?"
+    # asks nothing memory could hold (one word left once stop words go)
+    subject = set(terms(clause)) - _WORK_WORDS
+    if len(subject) < MIN_CLAUSE_TERMS or REQUEST.search(clause):
+        return ""
+    return clause
 
 
 def _agreed(whole, clause, text: str) -> list:
@@ -477,7 +510,9 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
     if len(text.split()) < MIN_PROMPT_WORDS:
         return ""
     result, hits = _hits_for(memory, text, project)
-    clause = question_clause(text) if not hits else ""
+    clause = question_clause(text, wider=True) if not hits else ""
+    if not hits and not clause and result.reason_code == "unknown_name":
+        clause = leading_question(text, result.reason_params.get("names") or [])
     if clause:
         whole = result
         result, hits = _hits_for(memory, clause, project)
