@@ -404,12 +404,12 @@ def leading_question(text: str, unknown: Sequence[str]) -> str:
     pg_dump" -> its question, which the pg_dump turned away as a whole. "" otherwise (a
     prompt asking twice, or whose question names the unknown thing itself)."""
     parts = _CLAUSE_BREAK.split(text.strip())
-    if not (_ASKS.match(parts[0]) or _ASKS_SPANISH.match(parts[0])):
+    if not unknown or not (_ASKS.match(parts[0]) or _ASKS_SPANISH.match(parts[0])):
         return ""
     for i, part in enumerate(parts[:-1]):
         if part.endswith("?"):
             question, rest = " ".join(parts[: i + 1]), " ".join(parts[i + 1 :])
-            if "?" in rest or not unknown:
+            if "?" in rest:
                 return ""
             if any(name.casefold() in question.casefold() for name in unknown):
                 return ""
