@@ -239,6 +239,12 @@ SETS = {
     # Kubernetes; two Mettes, an Argentine contractor writing Spanish), a Guadalajara grocery
     # delivery start-up (React Native, Go, GKE; two Alejandros, a bilingual team)
     "blind40": ["tramoia", "gridwatch", "mercadito"],
+    # written blind in the thirty-eighth session: a Bergen salmon-farm monitoring team
+    # (FastAPI, TimescaleDB, Azure VMs to AKS; two Ingrids, a Chilean contractor writing
+    # Spanish), a Jaén olive-oil cooperative's traceability app (Django, PostgreSQL, Heroku to
+    # Hetzner; two Manuels, a bilingual solo developer), a Lima QR-payments fintech's platform
+    # team (Spring Boot, Kafka to Amazon MSK, EKS; two Rosas, a bilingual team)
+    "blind41": ["fjordfarm", "olivar", "kioscopay"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

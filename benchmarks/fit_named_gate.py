@@ -61,6 +61,7 @@ BATCHES = {
     "hs23": ["tramlog", "panaderia", "choirbox"],
     "hs24": ["biblored", "vetagenda", "almerigrow"],
     "hs25": ["tidepool", "ledgerporto", "rutasbus"],
+    "hs26": ["apiario", "pizarra", "gearloan"],
 }
 
 
