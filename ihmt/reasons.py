@@ -20,6 +20,7 @@ SHAPE_WORDS = {
     "duration": "a span of time",
     "frequency": "how often",
     "person": "a person",
+    "place": "a place",
     "size": "a memory or disk size",
     "birthday": "a birthday",
     "username": "a user name",

@@ -71,6 +71,13 @@ TEAM = [
         ("combien de temps dure le build?", "duration"),
         ("à quelle fréquence le poller va chercher les ventes?", "frequency"),
         ("qui approuve les commandes fournisseurs?", "person"),
+        # a place someone lives or works in
+        ("which city does Marta live in?", "place"),
+        ("where does Tobias Wren live?", "place"),
+        ("where is Kenji based these days?", "place"),
+        ("¿dónde vive Diego ahora?", "place"),
+        ("¿en qué ciudad trabaja Pau?", "place"),
+        ("where does the user live?", "place"),
         ("c'est quoi l'adresse courriel de Luc?", "email"),
     ],
 )
@@ -84,7 +91,9 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "where do I put secrets when running things locally?",  # "when" as a conjunction
         "who signs off when the parts cost goes up?",  # a person is asked, not a price
         "what log level do release builds use?",
-        "which city does Marta live in?",
+        "where do the SFX files live in the repo?",  # a path, not a place
+        "where did Redis live before we moved caching into the cluster?",  # a host
+        "where does the restic password live?",
         "what's the public API rate limit per IP?",  # counts by address, asks for none
         "which framework runs the end-to-end checks of the phone app?",  # the phone as a thing
         "¿quién mantiene la app movil?",
@@ -1295,3 +1304,60 @@ def test_a_product_typed_in_lower_case_then_its_major_version_is_that_products_v
 def test_a_french_relative_qui_asks_for_no_one():
     """ "qui" opens a question about someone; inside a sentence it is a relative pronoun."""
     assert "person" not in [s.name for s in shapes_asked("le service qui tourne, quel port?")]
+
+
+@pytest.mark.parametrize(
+    ("text", "held"),
+    [
+        ("Diego lives in Ñuñoa and comes to the office on Fridays.", True),
+        ("Teo moved to El Paso when his wife got a job there.", True),
+        ("Camila se mudó de Rosario a Córdoba a fines de abril.", True),
+        ("Lucía Sosa ya está instalada en Buenos Aires (Palermo).", True),
+        ("Pau works remotely from Girona three days a week.", True),
+        # a tool, a language or a person after a preposition is no place ...
+        ("Diego posts his status updates in Slack, in English.", False),
+        ("Diego reports to Lena and pairs with Hugo on Mondays.", False),
+        # ... nor a month, nor a town far from any word of living, working or moving
+        ("Diego joined on September 14; the old crash box was handed to him.", False),
+        ("Diego owns crash reporting, symbol upload and the weekly triage in Jira.", False),
+    ],
+)
+def test_a_place_is_a_capitalised_word_after_a_word_of_living_or_moving(text, held):
+    question = "where does Diego live?"
+    assert holds_shape(text, shapes_asked(question), subject_terms(question)) is held
+
+
+def test_where_someone_lives_is_not_found_when_no_memory_about_them_gives_a_place(memory):
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            ("2026-03-07", "Tomás Vega (mobile contractor) ends his contract on 30 June."),
+            ("2026-03-08", "Tomás Vega prefers written handovers; he reviews PRs in the morning."),
+        ],
+    )
+    result = memory.search("where does Tomás Vega live?")
+    assert result.not_found and result.reason_code == "lacks_shape"
+    assert "a place" in result.reason
+    ids += save_all(memory, [("2026-03-09", "Tomás Vega lives in Zapopan and works remotely.")])
+    result = memory.search("where does Tomás Vega live?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]
+
+
+def test_a_place_asked_of_someone_described_not_named_is_answered(memory):
+    # "quality-assurance" is no name to look for: the memory says "QA contractor"
+    ids = save_all(
+        memory, [*TEAM, ("2026-03-07", "Pablo Landa is our QA contractor, based in Mexico City.")]
+    )
+    result = memory.search("which city is our quality-assurance contractor in?")
+    assert not result.not_found
+    assert result.best.leaf_id == ids[-1]
+
+
+def test_a_library_named_after_the_language_is_not_the_language():
+    # "redis-py" reads as Redis and Python, but its version is the library's
+    question = "What Python version are we on?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert not holds_shape("Bumped Celery to 5.4.0 and redis-py to 5.2.", shapes, subject)
+    assert holds_shape("The server runs Python 3.12 now.", shapes, subject)

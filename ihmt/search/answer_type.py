@@ -85,6 +85,10 @@ class AnswerShape:
     # a person's given name ("who owns billing?" -> "Irene owns it"): a capitalised word
     # counts only when it is one (ihmt/text/given_names.py) and not someone the question names
     people: bool = False
+    # a place ("where does Diego live?" -> "lives in Ñuñoa"): a capitalised word after "in",
+    # "to", "from", "en"... counts only when it is no month or weekday and not what the
+    # question names itself
+    places: bool = False
 
 
 class _Lazy:
@@ -125,6 +129,44 @@ _FULL_NUMBER = (
     + _NOT_AFTER_CURRENCY
     + r"(?=(?:[ ().-]{0,2}\d){7})\+?\d[\d ().-]{5,18}\d"
 )
+
+# a place is written after a preposition, capitalised: "lives in Ñuñoa", "moved to El Paso",
+# "se mudó a Valencia", "works from the Lisbon office" (fixed-width look-behinds, one each) ...
+_PLACE_BEFORE = (
+    "in ",
+    "in the ",
+    "to ",
+    "to the ",
+    "from ",
+    "from the ",
+    "at ",
+    "at the ",
+    "near ",
+    "on the ",
+    "out of ",
+    "en ",
+    "en el ",
+    "en la ",
+    "a ",
+    "al ",
+    "desde ",
+    "de ",
+    "cerca de ",
+)
+_PLACE = (
+    "(?:"
+    + "|".join(f"(?<=(?<![\\w-]){before})" for before in _PLACE_BEFORE)
+    + ")[A-ZÁÉÍÓÚÑ][\\wáéíóúñü'’-]*"
+)
+# ... shortly after a word of living, working or moving: "in BigQuery", "to Lena", "in English"
+# are no places, and a note about someone names tools and people far more often than towns
+_PLACE_VERB = re_cache.compile(
+    r"(?<![\w-])(?i:lives?|lived|living|based|moved?|moving|relocat\w*|join\w*|works?|worked"
+    r"|working|office|home|remote(?:ly)?|went|goes|going|settled|vive|viv[ií]\w*|mud\w+"
+    r"|cambi\w+|resid\w+|trabaj\w+|instal\w+|sede|casa|oficina|remoto|va|van|fue|habite"
+    r"|travaill?\w*|bureau|d[ée]m[ée]nag\w*)(?![\w-])"
+)
+PLACE_REACH = 70  # characters after such a word where its place is written
 
 SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
@@ -445,6 +487,18 @@ SHAPES: tuple[AnswerShape, ...] = (
         people=True,
     ),
     AnswerShape(
+        "place",
+        # "which city is Tomás based in?", "¿en qué ciudad vive?"; "where does Tomás live?"
+        # is read apart (_WHERE_SOMEONE_LIVES): "where do the presets live?" asks for a path
+        _cue(
+            r"(?:which|what|in which|in what)\s+(?:city|country|town|village|neighbou?rhood)"
+            r"|(?:que|cual|en que)\s+(?:ciudad|pais|pueblo|barrio)"
+        ),
+        _Lazy(_PLACE),
+        True,
+        places=True,
+    ),
+    AnswerShape(
         "number",
         _cue(
             r"how many|how much|how big|how large|how old|how fast|what size"
@@ -468,6 +522,29 @@ _DATE = "date"
 # A question opening with "who", "where" or "why" asks for a person, a place or a reason,
 # whatever else it mentions ("who signs off when the parts cost goes up?")
 _OPENING_WHO = re_cache.compile(r"^\W*(?:who|whom|quien|quienes|qui|c'est qui)(?![a-z])")
+# "where does Tomás live?", "where is Kenji based?", "¿dónde vive Diego?": a person's place. Only
+# for someone (a given name, a pronoun, the user): "where do the SFX files live?" asks for a path
+# and "where did Redis live before the move?" for a host
+_WHERE_SOMEONE_LIVES = re_cache.compile(
+    r"^\W*where\s+(?:does|did|do|is|was|will)\s+(?P<who>[a-z][\w'-]*)(?:\s+(?P<second>[a-z][\w'-]*))?"
+    r"(?:\s+(?:currently|now|still|actually|usually))?"
+    r"\s+(?:live|lives|living|based|reside|resides|residing)(?![a-z])"
+    r"|^\W*donde\s+(?:vive|viven|vivia|reside|residen|esta\s+basad[oa])\s+(?P<quien>[a-z][\w'-]*)"
+)
+_SOMEONE = frozenset(("he", "she", "they", "you", "i", "el", "ella", "usted"))
+_SOMEONE_AFTER_THE = frozenset(("user", "client", "owner", "founder", "customer", "usuario"))
+
+
+def _asks_where_someone_lives(folded: str) -> bool:
+    match = _WHERE_SOMEONE_LIVES.search(folded)
+    if match is None:
+        return False
+    who = match.group("who") or match.group("quien") or ""
+    if who in ("the", "el", "la"):
+        return (match.group("second") or "") in _SOMEONE_AFTER_THE
+    return who in GIVEN_NAMES or who in _SOMEONE
+
+
 _OPENING_OTHER = re_cache.compile(
     r"^\W*(?:who|whom|whose|where|why|quien|quienes|donde|por que|qui|c'est qui|ou|pourquoi)"
     r"(?![a-z])"
@@ -523,10 +600,13 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
     text = (question or "")[:2000]
     folded = fold(text)
     if _OPENING_OTHER.search(folded):
-        # "who owns billing?" asks for someone; "where", "why" for no value of a shape
-        return (
-            tuple(shape for shape in SHAPES if shape.people) if _OPENING_WHO.search(folded) else ()
-        )
+        # "who owns billing?" asks for someone; "where does Diego live?" for a place; other
+        # "where" and "why" questions for no value of a shape
+        if _OPENING_WHO.search(folded):
+            return tuple(shape for shape in SHAPES if shape.people)
+        if _asks_where_someone_lives(folded):
+            return tuple(shape for shape in SHAPES if shape.places)
+        return ()
     found = [shape for shape in SHAPES if _asks(shape, folded)]
     if _SOFTWARE_PORT.search(folded) and not _NETWORK_PORT.search(folded):
         found = [shape for shape in found if shape.name != "port"]
@@ -603,7 +683,7 @@ def holds_shape(
             if not personal and _owned_by_another(text, _value_start(match), subject):
                 continue
             around = text[max(0, match.start() - before) : match.end() + after]
-            if subject.intersection(terms(around)):
+            if subject.intersection(terms(around) if personal else _names_in(around)):
                 return True
             if subject.intersection(terms(_table_names(text, match.start()))):
                 return True
@@ -639,7 +719,20 @@ def _values(
             word = match.group()
             if fold(word) not in GIVEN_NAMES or subject.intersection(terms(word)):
                 continue
+        if shape.places and not _a_place(text, match, subject):
+            continue
         yield match
+
+
+def _a_place(text: str, match: re.Match[str], subject: frozenset[str] | set[str]) -> bool:
+    """Whether a capitalised word after a preposition is a place someone lives or works in:
+    no month or weekday, not what the question names, a word of living, working or moving
+    shortly before it ("se mudó de Rosario a Córdoba": both)."""
+    word = match.group()
+    if fold(word.lower()) in CALENDAR_WORDS or subject.intersection(terms(word)):
+        return False
+    before = text[max(0, match.start() - PLACE_REACH) : match.start()]
+    return _PLACE_VERB.search(before) is not None
 
 
 def _found(shape: AnswerShape, text: str, subject: frozenset[str] | set[str]) -> bool:
@@ -660,9 +753,27 @@ def _near_subject(
     if not subject or _owned_by_another(text, _value_start(match), subject):
         return False
     around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
-    return bool(subject.intersection(terms(around))) or (
+    return bool(subject.intersection(_names_in(around))) or (
         sentence and _sentence_names(text, _value_start(match), subject)
     )
+
+
+_JOINED = re_cache.compile(r"[\w.+#]+(?:[-_][\w.+#]+)+")
+
+
+def _names_in(text: str) -> set[str]:
+    """The terms of ``text``, an identifier counting whole and by its first part: "redis-py
+    5.2" names redis-py and Redis, not Python (its part "py" reads as Python), so it is no
+    Python version; "rust-toolchain.toml ... 1.93.0" still names Rust."""
+    found: set[str] = set()
+
+    def whole(match: re.Match[str]) -> str:
+        found.update(terms(match.group())[:1])
+        found.update(terms(re.split(r"[-_]", match.group(), maxsplit=1)[0]))
+        return " "
+
+    found.update(terms(_JOINED.sub(whole, text)))
+    return found
 
 
 _SENTENCE_END = re_cache.compile(r"[.;:!?](?:\s|$)|\n")
@@ -682,7 +793,7 @@ def _sentence_names(text: str, start: int, subject: frozenset[str] | set[str]) -
     ends = list(_SENTENCE_END.finditer(sentence))
     if ends:
         sentence = sentence[ends[-1].end() :]
-    return bool(subject.intersection(terms(sentence)))
+    return bool(subject.intersection(_names_in(sentence)))
 
 
 def _value_start(match: re.Match[str]) -> int:
@@ -845,12 +956,14 @@ def versioned_terms(question: str) -> frozenset[str]:
     return frozenset(found - _VERSION_WORDS)
 
 
-def subject_terms(question: str) -> frozenset[str]:
+def subject_terms(question: str, names_only: bool = False) -> frozenset[str]:
     """The terms of what the question names: its capitalised words and identifiers ("Redis",
     "redis-prod-02", "Node.js"), not its common words. An identifier counts whole
     ("dispatcher-web", not "web"); a name with its aliases and stem ("Node.js", "nod"). A
     version question's subject is what it asks the version of: "which Redis version does
-    brava-wholesale use?" is answered by Redis's version, never by brava-wholesale's."""
+    brava-wholesale use?" is answered by Redis's version, never by brava-wholesale's.
+    ``names_only``: capitalised words alone ("where is our quality-assurance contractor
+    based?" names nobody; the memory says "QA contractor")."""
     versioned = versioned_terms(question)
     if versioned:
         return versioned
@@ -858,6 +971,8 @@ def subject_terms(question: str) -> frozenset[str]:
     text = (question or "")[:2000]
     for match in _NAMED.finditer(text):
         token = match.group().strip("._/-")
+        if names_only and not token[:1].isupper():
+            continue
         named = terms(token)
         if not named or token.isdigit():
             continue

@@ -227,7 +227,9 @@ class SearchEngine:
         now = asks_now(query.text)
         asked_thing = frozenset() if now else asked_attribute(query.text)
         shapes = shapes_asked(query.text) if as_question else ()
-        subject = subject_terms(query.text) if shapes else frozenset()
+        # a place is someone's: only the names the question spells say whose
+        places = bool(shapes) and all(shape.places for shape in shapes)
+        subject = subject_terms(query.text, names_only=places) if shapes else frozenset()
         # "how many nodes": a number next to the thing counted, not any digit
         counted = counted_terms(query.text) if shapes else frozenset()
 

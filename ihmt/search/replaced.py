@@ -55,8 +55,8 @@ def value_shapes(text: str) -> frozenset[str]:
 # an older note of the same machine. Answer shapes only for NOT FOUND (search/answer_type.py).
 # Spans of time ("for 2 weeks"), rates ("every night") and people's names are as common in a
 # note's telling and are not compared either (measured for spans: compared, they moved
-# pointers both ways on the agent corpora)
-_NOT_COMPARED = frozenset({"size", "duration", "frequency", "person"})
+# pointers both ways on the agent corpora); places neither, new with their answer shape
+_NOT_COMPARED = frozenset({"size", "duration", "frequency", "person", "place"})
 
 
 def choose_replaced(
