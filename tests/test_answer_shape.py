@@ -1361,3 +1361,31 @@ def test_a_library_named_after_the_language_is_not_the_language():
     shapes, subject = shapes_asked(question), subject_terms(question)
     assert not holds_shape("Bumped Celery to 5.4.0 and redis-py to 5.2.", shapes, subject)
     assert holds_shape("The server runs Python 3.12 now.", shapes, subject)
+
+
+def test_a_later_note_on_another_detail_does_not_take_over_from_a_correction(memory):
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            ("2026-02-01", "Code formatting: black + isort, run by pre-commit on every commit."),
+        ],
+    )
+    ids.append(
+        memory.save(
+            "Formatting switched from black + isort to ruff format; pre-commit now only runs ruff.",
+            timestamp="2026-03-03T10:00:00",
+            replaces="code formatter",
+        ).leaf_ids[0]
+    )
+    ids += save_all(
+        memory,
+        [
+            (
+                "2026-07-01",
+                "Ruff now also enables the bugbear rules; `ruff check --fix` runs in pre-commit.",
+            )
+        ],
+    )
+    result = memory.search("What formatter runs in pre-commit now?")
+    assert result.best.leaf_id == ids[-2]

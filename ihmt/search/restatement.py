@@ -101,6 +101,7 @@ def order_by_time(
             new_values[key] = _gives_new_value(cand, lead, content_of, answers_shape, new_value)
         return new_values[key]
 
+    lead_corrects = lead.ref["id"] in set(links.values())
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if _same_document(cand, lead):
@@ -128,6 +129,13 @@ def order_by_time(
         if cand.ref.get("project") != lead.ref.get("project"):
             continue  # a project's own value and another project's (or the global one)
         words = {t for t in query.terms if t in cand.matched}
+        if lead_corrects and not words >= lead_words and not gives_new_value(cand):
+            # the leader is a correction the agent linked to what it corrects: the fact's
+            # new value, said as such. A later memory lacking some of the question's words it
+            # holds, and no new value of the shape asked, tells of another detail ("Ruff now
+            # also enables bugbear" after "formatting switched to ruff format"), not the next
+            # value of this one
+            continue
         # its value stands for the shape's word ("https://..." for "URL"), but only a memory
         # sharing the leader's subject beyond the question's words is a new value of it
         credited = bool(
