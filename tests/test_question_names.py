@@ -59,6 +59,10 @@ def test_names_are_read_as_the_question_spells_them(question, names):
         "which v2 endpoints are still called?",
         "how does our Portuguese partner like to be contacted?",  # describes, names nothing
         "which GL code do European debit disputes post to?",
+        "we get 500s in production, where do I look at the logs?",  # counts, names nothing
+        "which base image does the Dockerfile start from?",  # a file every project has
+        "where does the IaC for the cluster live?",  # acronyms with a small letter inside
+        "are we still on the PaaS or on our own servers?",
     ],
 )
 def test_calendar_words_acronyms_compounds_and_openings_are_not_names(question):

@@ -10,8 +10,9 @@ under another spelling:
 - a capitalised word not opening the question ("Datadog", "Node.js", "Istio");
 - an identifier with a digit, an underscore or a dot ("max_connections", "zgz-srv-03"), or a
   letter and a digit ("P3"; not "Q3", "H1" or "v2", a time or a version);
-- not a short all-capitals acronym ("PM", "EHR", "GSC"): memories often spell those out;
+- not a short acronym ("PM", "EHR", "GSC", "IaC", "PaaS"): memories often spell those out;
 - not a month, weekday, season or holiday ("in April", "over Easter"): those set a time;
+- not a number in the plural ("HTTP 500s") nor a file every project has ("Dockerfile");
 - not a nationality, language or region adjective ("our Portuguese partner"): memories name
   the country or the city instead;
 - not a hyphenated word unless every part is capitalised ("Wi-Fi", not "DB-backed");
@@ -31,6 +32,8 @@ from ..text.tokenize import fold, terms
 _WORD = re_cache.compile(r"[\w][\w.+#/'’-]*")
 _CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
 _ACRONYM = re_cache.compile(r"[A-Z]{1,3}s?")
+# ... nor one written with a small letter inside ("IaC", "PaaS", "PoC", "QoS")
+_MIXED_ACRONYM = re_cache.compile(r"[A-Z][a-z]{1,2}[A-Z]s?")
 _LETTER_DIGIT = re_cache.compile(r"[A-GI-PR-UW-Z][0-9]")
 _ALTERNATIVES = re_cache.compile(r"(?i)(?<!\w)(?:or|o|u|vs\.?|versus)(?!\w)")
 CALENDAR_WORDS = frozenset(
@@ -64,9 +67,23 @@ _DEMONYMS = frozenset(
 )
 
 
+# files every project of a kind has, capitalised by convention: "the worker's Dockerfile" names
+# no thing of the user's own, and a memory about the image rarely says the file's name
+_CONVENTIONAL_FILES = frozenset(
+    (
+        "dockerfile containerfile makefile justfile gemfile podfile procfile rakefile pipfile"
+        " brewfile vagrantfile jenkinsfile readme changelog license"
+    ).split()
+)
+# a number in the plural counts things or sets a time ("HTTP 500s", "the 1990s"): no name
+_PLURAL_NUMBER = re_cache.compile(r"\d+[’']?s")
+
+
 def _spelled_as_name(word: str, opening: bool) -> bool:
     core = word.rstrip(".'’").removesuffix("'s").removesuffix("’s")
-    if len(core) < 2 or _ACRONYM.fullmatch(core):
+    if len(core) < 2 or _ACRONYM.fullmatch(core) or _MIXED_ACRONYM.fullmatch(core):
+        return False
+    if _PLURAL_NUMBER.fullmatch(core) or core.lower() in _CONVENTIONAL_FILES:
         return False
     if fold(core.lower()).rstrip("s") in CALENDAR_WORDS or fold(core.lower()) in CALENDAR_WORDS:
         return False
