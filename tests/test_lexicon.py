@@ -194,6 +194,7 @@ def test_a_multi_word_term_is_also_its_abbreviation():
     assert normalize("hil") in terms("The hardware-in-the-loop rig runs nightly.")
     assert normalize("bff") in terms("The backend for frontend caches profile calls.")
     assert normalize("vps") in terms("What's the IP of the new virtual private server?")
+    assert normalize("mbp") in terms("Diego's laptop is a MacBook Pro M3 running colima.")
 
 
 def test_an_abbreviation_the_vocabulary_reads_otherwise_is_kept_off_phrases(builder, tmp_path):

@@ -2797,6 +2797,8 @@ owner looks after
 lgtm looks good to me
 lora low rank adaptation
 sunglasses lunettes de soleil
+mbp mac book pro
+mbp macbook pro
 washer machine a laver
 ml machine learning
 mle machine learning engineer

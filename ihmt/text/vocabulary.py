@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 16
+VOCABULARY_VERSION = 17
 
 _ALIASES = {
     # databases and infrastructure
