@@ -101,7 +101,8 @@ def order_by_time(
             new_values[key] = _gives_new_value(cand, lead, content_of, answers_shape, new_value)
         return new_values[key]
 
-    lead_corrects = lead.ref["id"] in set(links.values())
+    corrections = set(links.values())  # the memories a link names as corrections
+    lead_corrects = lead.ref["id"] in corrections
     group = [lead]
     for cand in ranked[1:RESTATE_WINDOW]:
         if _same_document(cand, lead):
@@ -233,7 +234,6 @@ def order_by_time(
             # ("now", "upgraded to") or is the correction replaces named; one that only holds
             # the question's words too (a test VM "with PostgreSQL 16" after "Production
             # PostgreSQL upgraded from 14 to 16.4") is no news of the fact
-            corrections = set(links.values())
             current = [
                 c
                 for c in current
