@@ -1389,3 +1389,52 @@ def test_a_later_note_on_another_detail_does_not_take_over_from_a_correction(mem
     )
     result = memory.search("What formatter runs in pre-commit now?")
     assert result.best.leaf_id == ids[-2]
+
+
+def test_memories_tied_on_the_same_place_answer_instead_of_asking(memory):
+    ids = save_all(
+        memory,
+        [
+            *TEAM,
+            (
+                "2026-05-14",
+                "Marta se muda a Sevilla a mediados de junio; tendrá menos disponibilidad.",
+            ),
+            ("2026-06-15", "Marta ya vive en Sevilla (Triana) desde el 15 de junio."),
+        ],
+    )
+    result = memory.search("which city does Marta live in?")
+    assert not result.ambiguous and not result.not_found
+    assert result.best.leaf_id in ids[-2:]
+
+
+@pytest.mark.parametrize(
+    "text, held",
+    [
+        ("aws-load-balancer-controller had to go to v2.7.2 before the bump.", False),
+        ("checkout is now on Go 1.22.4; the CI image is golang:1.22.4.", True),
+        ("we bumped go 1.23.1 in the toolchain line.", True),
+    ],
+)
+def test_go_in_lower_case_is_a_verb_unless_a_version_follows(text, held):
+    question = "which Go version is checkout built with?"
+    assert holds_shape(text, shapes_asked(question), subject_terms(question)) is held
+
+
+def test_a_version_a_clause_gives_another_product_is_not_the_one_named_after_it():
+    question = "what Unity version is the project on?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    other = "Addressables bumped to 1.22.3 alongside the Unity upgrade."
+    assert not holds_shape(other, shapes, subject)
+    assert holds_shape("Upgrade done: the project is on Unity 2022.3.50f1.", shapes, subject)
+    assert holds_shape("We upgraded to 2022.3.50f1 of Unity last week.", shapes, subject)
+
+
+def test_a_pre_release_or_an_editor_build_is_a_version():
+    question = "which Unity version is the project on?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert holds_shape("The project is on Unity 2022.3.50f1 now.", shapes, subject)
+    question = "which Python version does CI test?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert holds_shape("CI also tests Python 3.13.0rc2 as allowed to fail.", shapes, subject)
+    assert not holds_shape("Python eats 3.5GB on the runner.", shapes, subject)

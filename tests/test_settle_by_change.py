@@ -64,3 +64,28 @@ def test_change_words_are_read_in_spanish_and_a_documents_date_line_is_none():
     assert tells_change(NEW)
     assert tells_change("The staging certificate was updated on Monday.")
     assert not tells_change("# Runbook\nLast updated: 2026-03-02\nOwner: Ana")
+
+
+def test_an_update_received_tells_of_a_change():
+    assert tells_change("db-01 got the PostgreSQL 16.6 minor update on the Sunday window.")
+    assert tells_change("pg-02 received a security patch last night.")
+    assert not tells_change("db-01 runs PostgreSQL 16.3; backups go to the nightly bucket.")
+
+
+def test_memories_giving_one_value_for_the_subject_are_no_choice():
+    question = "which city does Marta live in?"
+    shapes, subject = shapes_asked(question), subject_terms(question, names_only=True)
+    texts = {
+        "move": "Marta se muda a Sevilla en junio. Seguirá en remoto y vendrá a Madrid una semana.",
+        "now": "Marta ya vive en Sevilla (Triana) desde el 15 de junio.",
+        "other": "Marta vive en Málaga desde marzo.",
+    }
+    engine = SimpleNamespace(_content_of=lambda cand: texts[cand.ref["id"]])
+
+    def tied(*ids: str) -> list:
+        return [Candidate(ref={"id": i}, path=[], score=1.0) for i in ids]
+
+    # Madrid is only a visit: it is not written next to Marta
+    assert SearchEngine._tell_one_value(engine, tied("move", "now"), shapes, subject)
+    assert not SearchEngine._tell_one_value(engine, tied("now", "other"), shapes, subject)
+    assert not SearchEngine._tell_one_value(engine, tied("move", "now"), (), subject)

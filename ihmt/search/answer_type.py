@@ -357,7 +357,8 @@ SHAPES: tuple[AnswerShape, ...] = (
             # an IP address ("pve01 is 192.168.50.10") is no release number
             r"(?<![\w.])(?<!^)(?<!# )(?<!\n)(?!\d{1,3}(?:\.\d{1,3}){3}(?!\d|\.\d))"
             # ... nor a share or a measure ("6.1%", "7.2 GB", "0.05 m")
-            r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?![\w.]*[A-Za-z])(?<!\.\d{3})"
+            # ... with a pre-release or an editor build after it ("3.13.0rc2", "2022.3.50f1")
+            r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?:(?:[abfp]|rc)\d+)?(?![\w.]*[A-Za-z])(?<!\.\d{3})"
             r"(?!\s?(?i:%|°|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
             r"|(?i:\blts\b)"
             r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
@@ -682,8 +683,11 @@ def holds_shape(
         for match in shape.holds.finditer(text):
             if not personal and _owned_by_another(text, _value_start(match), subject):
                 continue
-            around = text[max(0, match.start() - before) : match.end() + after]
-            if subject.intersection(terms(around) if personal else _names_in(around)):
+            if personal:
+                around = text[max(0, match.start() - before) : match.end() + after]
+                if subject.intersection(terms(around)):
+                    return True
+            elif subject.intersection(_names_around(text, match, subject)):
                 return True
             if subject.intersection(terms(_table_names(text, match.start()))):
                 return True
@@ -752,13 +756,40 @@ def _near_subject(
     another product's ("NetBox 4 gotcha: pynetbox had to be bumped to 7.4.1": not NetBox's)."""
     if not subject or _owned_by_another(text, _value_start(match), subject):
         return False
-    around = text[max(0, match.start() - NEAR_BEFORE) : match.end() + NEAR_AFTER]
-    return bool(subject.intersection(_names_in(around))) or (
+    return bool(subject.intersection(_names_around(text, match, subject))) or (
         sentence and _sentence_names(text, _value_start(match), subject)
     )
 
 
+# a product whose version a clause sets ("Addressables bumped to 1.22.3 alongside the Unity
+# upgrade"): the value is that product's, whatever name follows it
+_CHANGED_TO = re_cache.compile(
+    r"([A-Z][\w.+#-]*)\s+(?:(?:was|is|were|are|got|has been|have been)\s+)?"
+    r"(?:bumped|upgraded|updated|downgraded|pinned|moved|raised|went|goes)\s+(?:up\s+)?to\s+v?$"
+)
+# capitalised words that start such a clause without naming a product
+_NO_PRODUCT = frozenset("we i it they this that everything all both each".split())
+
+
+def _names_around(text: str, match: re.Match[str], subject: frozenset[str] | set[str]) -> set[str]:
+    """The names written next to the value ``match`` found: before it, and after it unless
+    the clause before it gives the value to a product the question does not name."""
+    start = _value_start(match)
+    before = text[max(0, match.start() - NEAR_BEFORE) : match.start()]
+    after = text[match.start() : match.end() + NEAR_AFTER]
+    changed = _CHANGED_TO.search(text[max(0, start - 60) : start])
+    if changed is not None and changed.group(1).casefold() not in _NO_PRODUCT:
+        if not subject.intersection(_names_in(changed.group(1))):
+            return _names_in(before)
+    return _names_in(before + after)
+
+
 _JOINED = re_cache.compile(r"[\w.+#]+(?:[-_][\w.+#]+)+")
+
+
+# product names that are everyday words when written in lower case: "had to go to v2.7.2"
+# names no Go, "go 1.22" does
+_VERB_NOT_NAME = re_cache.compile(r"(?<![\w-])(?:go|swift)(?!\s*v?\d)(?![\w-])")
 
 
 def _names_in(text: str) -> set[str]:
@@ -766,6 +797,7 @@ def _names_in(text: str) -> set[str]:
     5.2" names redis-py and Redis, not Python (its part "py" reads as Python), so it is no
     Python version; "rust-toolchain.toml ... 1.93.0" still names Rust."""
     found: set[str] = set()
+    text = _VERB_NOT_NAME.sub(" ", text)
 
     def whole(match: re.Match[str]) -> str:
         found.update(terms(match.group())[:1])
@@ -895,6 +927,21 @@ def holds_new_value(
             ):
                 return True
     return False
+
+
+def values_told(
+    text: str, shapes: tuple[AnswerShape, ...], subject: frozenset[str] | set[str] = frozenset()
+) -> frozenset[str]:
+    """The values of ``shapes`` that ``text`` gives for the question's subject (case aside):
+    with a subject, only those written next to it ("Marta se muda a Sevilla. Seguirá en remoto
+    y vendrá a Madrid": Sevilla is where Marta lives, Madrid only a visit)."""
+    found = set()
+    for shape in shapes:
+        for match in _values(shape, text[:4000], subject):
+            value = match.group().strip(".,;:'\"`").casefold()
+            if value and (not subject or _near_subject(text, match, subject)):
+                found.add(value)
+    return frozenset(found)
 
 
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:

@@ -48,6 +48,7 @@ from .answer_type import (
     shapes_asked,
     strict_shapes,
     subject_terms,
+    values_told,
 )
 from .bm25 import idf, score_counts, tf_weight
 from .clue import linked_name_terms
@@ -363,6 +364,8 @@ class SearchEngine:
             history,
             new_value if shapes else None,
             answers_shape,
+            shapes,
+            subject,
         )
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
@@ -714,6 +717,15 @@ class SearchEngine:
         result.hits.sort(key=lambda h: h.leaf_id != newest.ref["id"])
         return True
 
+    def _tell_one_value(self, tied: list, shapes, subject: frozenset[str]) -> bool:
+        """Memories tied on a question that asks for a shape of answer, each giving the same
+        one value of it for the subject ("Marta se muda a Sevilla", later "Marta ya vive en
+        Sevilla"): they tell one answer, which is no choice to ask the user about."""
+        if not shapes:
+            return False
+        told = {values_told(self._content_of(c), shapes, subject) for c in tied}
+        return len(told) == 1 and len(next(iter(told))) == 1
+
     def _judge_namesakes(
         self, result: SearchResult, ranked: list, query, answers, idf_of, shape_words=frozenset()
     ) -> None:
@@ -1022,6 +1034,8 @@ class SearchEngine:
         history: bool = False,
         new_value: Callable[[str, str], bool] | None = None,
         answers_shape: Callable[[Candidate], bool] | None = None,
+        shapes: tuple = (),
+        subject: frozenset[str] = frozenset(),
     ) -> None:
         best = ranked[0]
         if dense:
@@ -1126,6 +1140,8 @@ class SearchEngine:
         if len(tied) >= 2 and coverage >= AMBIGUOUS_COVERAGE:
             contents = {c.ref.get("excerpt", "") + c.ref["id"] for c in tied}
             if not history and self._settle_by_change(result, tied, new_value):
+                return
+            if self._tell_one_value(tied, shapes, subject):
                 return
             if len(contents) >= 2:
                 result.ambiguous = True

@@ -388,6 +388,8 @@ _CHANGE_RE = re_cache.compile(
     r"the new|(?:is|are) new|from then on|meanwhile|on leave|has left|left the|"
     r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
     r"onwards|taken over|pushed to|(?:is|are|was|were) back (?:up |down )?to|"
+    # an update received: "db-01 got the PostgreSQL 16.6 minor update"
+    r"(?:got|gets|received|applied) (?:the |a |an )?(?:[\w.+-]+ ){0,3}(?:update|upgrade|patch)|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
     # a correction said as one, moves of people and things, a return, "instead of" in
