@@ -245,6 +245,13 @@ SETS = {
     # Hetzner; two Manuels, a bilingual solo developer), a Lima QR-payments fintech's platform
     # team (Spring Boot, Kafka to Amazon MSK, EKS; two Rosas, a bilingual team)
     "blind41": ["fjordfarm", "olivar", "kioscopay"],
+    # written blind in the thirty-ninth session: lending for Valparaíso's municipal libraries
+    # (Laravel, MySQL, DigitalOcean to AWS; two Camilas, a French volunteer), rooftop-solar
+    # monitoring for a Freiburg cooperative (Rust, InfluxDB to QuestDB, Hetzner bare metal to
+    # k3s; two people named Jonas, a Porto contractor writing Portuguese), a Nairobi tutoring marketplace
+    # (NestJS, MongoDB to PostgreSQL, Railway to Cloud Run; two Wanjirus, a Madrid designer
+    # writing Spanish)
+    "blind42": ["bibliolend", "solarmesh", "tutorcall"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

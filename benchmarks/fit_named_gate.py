@@ -62,6 +62,7 @@ BATCHES = {
     "hs24": ["biblored", "vetagenda", "almerigrow"],
     "hs25": ["tidepool", "ledgerporto", "rutasbus"],
     "hs26": ["apiario", "pizarra", "gearloan"],
+    "hs27": ["cineplaza", "racebib", "lotecampo"],
 }
 
 
