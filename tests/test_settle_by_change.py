@@ -89,3 +89,15 @@ def test_memories_giving_one_value_for_the_subject_are_no_choice():
     assert SearchEngine._tell_one_value(engine, tied("move", "now"), shapes, subject)
     assert not SearchEngine._tell_one_value(engine, tied("now", "other"), shapes, subject)
     assert not SearchEngine._tell_one_value(engine, tied("move", "now"), (), subject)
+
+
+def test_two_dates_in_one_month_are_no_single_value():
+    question = "when is Mette off for the summer?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    texts = {
+        "holm": "Mette Holm's summer holiday: 20 July - 7 August.",
+        "kjaer": "Mette Kjær is on summer holiday 6-24 July (weeks 28-30).",
+    }
+    engine = SimpleNamespace(_content_of=lambda cand: texts[cand.ref["id"]])
+    tied = [Candidate(ref={"id": i}, path=[], score=1.0) for i in texts]
+    assert not SearchEngine._tell_one_value(engine, tied, shapes, subject)
