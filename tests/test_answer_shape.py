@@ -1438,3 +1438,45 @@ def test_a_pre_release_or_an_editor_build_is_a_version():
     shapes, subject = shapes_asked(question), subject_terms(question)
     assert holds_shape("CI also tests Python 3.13.0rc2 as allowed to fail.", shapes, subject)
     assert not holds_shape("Python eats 3.5GB on the runner.", shapes, subject)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Séance annulée : on garde les frais Stripe à la charge des spectateurs ou pas ?",
+        "do we still charge a late fee or not?",
+        "¿cobramos la cuota de alta o no?",
+    ],
+)
+def test_a_yes_or_no_question_asks_for_no_value(question):
+    assert shapes_asked(question) == ()
+
+
+@pytest.mark.parametrize(
+    "text, held",
+    [
+        ("tous les jours à 10h, heure de Paris", True),
+        ("la séance de 20 h 30 est complète", True),
+        ("on a 24h pour répondre au client", False),
+        ("ticket PLAT-10 fermé", False),
+    ],
+)
+def test_an_hour_written_the_french_way_is_a_time(text, held):
+    question = "les relances partent à quelle heure ?"
+    assert holds_shape(text, shapes_asked(question)) is held
+
+
+def test_a_major_version_ending_a_sentence_is_a_version():
+    question = "¿Qué versión de Postgres tiene staging?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    assert holds_shape("Aprovechamos para subir a Postgres 16.", shapes, subject)
+    assert not holds_shape("Staging está en el rack 12.", shapes, subject)
+
+
+def test_a_date_replied_to_a_question_about_an_api_version_is_that_version():
+    question = "what Stripe API version is the client pinned to?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    reply = '2024-06-20 (in reply to: "Is the Stripe account pinned to a specific API version?")'
+    assert holds_shape(reply, shapes, subject)
+    other = '2024-06-20 (in reply to: "When did we move the Stripe account to Connect?")'
+    assert not holds_shape(other, shapes, subject)

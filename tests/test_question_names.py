@@ -278,3 +278,18 @@ def test_a_history_question_keeps_the_name_it_asks_about(memory):
         ],
     )
     assert memory.search("where did Camila live before moving to the coast?").best.leaf_id == ids[1]
+
+
+def test_a_word_opening_a_later_sentence_is_no_name():
+    question = "¿Qué versión de Postgres tiene staging? Quiero usar una función nueva."
+    assert [surface for surface, _ in named_terms(question)] == ["Postgres"]
+    # a name opening a later sentence is still one
+    assert [s for s, _ in named_terms("Deploy failed again. Sentry shows what?")] == ["Sentry"]
+
+
+def test_an_identifier_in_camel_case_is_known_only_whole():
+    question = "What minSdkVersion does the Android build of the tutor app target?"
+    names = named_terms(question)
+    parts_known = {"sdk": 3, "version": 9, "android": 2, "minut": 1}
+    assert [s for s, _ in unknown_names(question, names, parts_known)] == ["minSdkVersion"]
+    assert unknown_names(question, names, {"minsdkversion": 1, "android": 2}) == []

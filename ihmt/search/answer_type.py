@@ -295,6 +295,8 @@ SHAPES: tuple[AnswerShape, ...] = (
             # "10:30", "10h30"; "10.30" only after a word that sets a time ("at 10.30", "a las
             # 10.30"), since "PostgreSQL 12.17" and "Ubuntu 18.04" are no times of day
             r"(?<![\d.:])\d{1,2}[:h]\d{2}(?!\d|[.:]\d)"
+            # ... and the hour alone as French writes it: "à 10h", "vers 14 h"
+            r"|(?<![\w.:])(?:[01]?\d|2[0-3])\s?h(?![\w'’])"
             r"|(?i:(?<![\w.])(?:at|by|from|until|till|to|a las|desde las|hasta las|de|-)\s?)"
             r"\d{1,2}\.\d{2}(?!\d|[.:]\d)"
             r"|(?<!\d)\d{1,2}\s?(?i:am|pm|a\.m\.|p\.m\.)"
@@ -361,7 +363,8 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"v?\d+\.(?:\d+|x)(?:\.\d+)*(?:(?:[abfp]|rc)\d+)?(?![\w.]*[A-Za-z])(?<!\.\d{3})"
             r"(?!\s?(?i:%|°|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
             r"|(?i:\blts\b)"
-            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])(?!\s?"
+            # ("Postgres 16." ends a sentence; "Postgres 16.4" is read whole above)
+            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?!\d|\.\d)(?!\s?"
             + _UNITS
             + r")"
             r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"
@@ -552,6 +555,10 @@ _OPENING_OTHER = re_cache.compile(
 )
 
 
+# a question put as yes or no ("... or not?", "... ou pas ?", "... o no?") asks for a decision
+_YES_OR_NO = re_cache.compile(r"(?<![a-z])(?:or not|ou pas|ou non|o no|or no)\W*$")
+
+
 # "how many core-hours did the reruns cost?", "how much of our allocation does a day cost?",
 # "¿cada cuánto ... las revisiones de coste?": a count, a share or how often, not an amount of
 # money (which no answer in core-hours holds)
@@ -608,6 +615,10 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         if _asks_where_someone_lives(folded):
             return tuple(shape for shape in SHAPES if shape.places)
         return ()
+    if _YES_OR_NO.search(folded):
+        # "on garde les frais Stripe à la charge des spectateurs ou pas ?": a decision to
+        # recall, not an amount
+        return ()
     found = [shape for shape in SHAPES if _asks(shape, folded)]
     if _SOFTWARE_PORT.search(folded) and not _NETWORK_PORT.search(folded):
         found = [shape for shape in found if shape.name != "port"]
@@ -651,6 +662,12 @@ def _table_names(text: str, pos: int) -> str:
     return first_row + " " + (cells[1] if len(cells) > 2 else "")
 
 
+_API_VERSION_ASKED = re_cache.compile(
+    r"(?i)\bapi\b.{0,30}\bversions?\b|\bversions?\b.{0,12}\bapi\b"
+)
+_CALENDAR_VERSION = re_cache.compile(r"\d{4}-\d\d(?:-\d\d)?(?![\d-])")
+
+
 def holds_shape(
     text: str,
     shapes: tuple[AnswerShape, ...],
@@ -666,6 +683,14 @@ def holds_shape(
         # should I target?", so its values are about what the question names (and a reply
         # may start with its value, which a line of notes would not)
         if any(_found(shape, f" {answer}", subject) for shape in shapes):
+            return True
+        # "2024-06-20" in reply to "Is the Stripe account pinned to a specific API version?"
+        # is that API's calendar version, written without the word "API" before it
+        if (
+            any(shape.name == "version" for shape in shapes)
+            and _API_VERSION_ASKED.search(asked)
+            and _CALENDAR_VERSION.match(answer.strip())
+        ):
             return True
     if (
         subject

@@ -197,7 +197,15 @@ def order_by_time(
             continue
         if content_of and _named_apart(content_of(lead), content_of(cand), query.text):
             continue  # "Luis Ortega" and "Luis Pardo": two people, not one fact over time
-        if any((set(name) <= lead.matched) != (set(name) <= cand.matched) for name in names):
+        # (a correction pulled in for the memory it corrects carries that memory's words; its
+        # own text says whether it names the thing: "the QuestDB cutover moved to 19 January"
+        # corrects a date set "before Jonas's holiday", and is no news of Jonas's holiday)
+        own = (
+            set(cand.ref.get("tf") or ())
+            if getattr(cand, "answers_for", None) is not None
+            else cand.matched
+        )
+        if any((set(name) <= lead.matched) != (set(name) <= own) for name in names):
             continue  # "Almena's database" and Eastmoor's: another thing's value, not a new one
         group.append(cand)
     if len(group) < 2:

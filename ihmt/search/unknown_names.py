@@ -27,7 +27,9 @@ import re
 from collections.abc import Mapping
 
 from .. import re_cache
+from ..text.stopwords import is_stopword
 from ..text.tokenize import fold, terms
+from ..text.vocabulary import english_word
 
 _WORD = re_cache.compile(r"[\w][\w.+#/'’-]*")
 _CONNECTORS = frozenset(("for", "of", "de", "del", "la", "el"))
@@ -116,9 +118,15 @@ def named_terms(question: str) -> list[Name]:
     text = (question or "")[:2000]
     found: list[Name] = []
     joined = False  # the previous word was a name, or a connector right after one
-    for index, match in enumerate(_WORD.finditer(text.lstrip("¿¡\"'([ "))):
+    text = text.lstrip("¿¡\"'([ ")
+    for index, match in enumerate(_WORD.finditer(text)):
         word = match.group().strip("-/")
         if joined and word.lower() in _CONNECTORS:
+            continue
+        if index and _opens_sentence(text, match.start()) and _everyday_word(word):
+            # "¿Qué versión de Postgres tiene staging? Quiero usar ...": a later sentence
+            # opens with a capital too, and "Quiero" is a word, not a name
+            joined = False
             continue
         if not word or not _spelled_as_name(word, index == 0):
             joined = False
@@ -136,6 +144,22 @@ def named_terms(question: str) -> list[Name]:
             found.append((surface, named))
         joined = not re.search(r"[?!,;:]$|'s$|’s$", word)
     return found
+
+
+# an identifier in camel case starting in lower case: a setting, a function, a hook
+_CAMEL_IDENTIFIER = re_cache.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
+_SENTENCE_BREAK = re_cache.compile(r"[.?!]\s+[¿¡\"'(]*$")
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    return _SENTENCE_BREAK.search(text[max(0, start - 8) : start]) is not None
+
+
+def _everyday_word(word: str) -> bool:
+    """A word of the language rather than a name: a function word, or one the Spanish or
+    French tables read as an English word."""
+    folded = fold(word.strip(".,;:?!'’").lower())
+    return is_stopword(folded) or english_word(folded) is not None
 
 
 def terms_to_count(names: list[Name]) -> set[str]:
@@ -162,11 +186,15 @@ def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> l
     def known(term: str) -> bool:
         return bool(dfs.get(term, 0) or (term.endswith("s") and dfs.get(term[:-1], 0)))
 
-    unknown = [
-        name
-        for name in names
-        if not any(known(t) for t in name[1]) and not known(initials_of(name[0]))
-    ]
+    def held(name: Name) -> bool:
+        surface, named = name
+        if _CAMEL_IDENTIFIER.fullmatch(surface) and named:
+            # "minSdkVersion" is one setting: a memory saying "SDK" or "version" does not
+            # know it
+            return known(named[0])
+        return any(known(t) for t in named) or known(initials_of(surface))
+
+    unknown = [name for name in names if not held(name)]
     if not unknown:
         return []
     if len(unknown) < len(names) and _ALTERNATIVES.search(question or ""):
