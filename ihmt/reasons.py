@@ -61,6 +61,13 @@ def reason_text(code: str, params: dict) -> str:
             f"{params.get('n', 2)} memories match this query equally well; give a clue "
             "(a place, a date, a project) to choose"
         )
+    if code == "values":
+        shape = SHAPE_WORDS.get(params.get("shape", ""), "a value")
+        return (
+            f"{params.get('n', 2)} memories saved about the same time each give "
+            f"{shape} of their own for this question; say which one is meant (what it is "
+            "for, a project, a place)"
+        )
     if code == "namesakes":
         people = ", ".join(params.get("people") or ())
         return (

@@ -10,6 +10,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from .models import Hit, SearchResult
+from .reasons import SHAPE_WORDS
 from .search.passage import best_passage, best_snippet
 from .session.scratch import RecallResult, matching_lines
 from .text.clean import one_line
@@ -51,6 +52,14 @@ def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
             f"{len(result.candidates)} people of that name: {people} (confidence "
             f"{result.confidence:.2f}). Do not guess: ask the user which one, or call again "
             "with a clue (the surname, a role, a project)."
+        )
+    elif result.reason_code == "values":  # two dev servers, two nightly jobs
+        shape = SHAPE_WORDS.get(result.reason_params.get("shape", ""), "a value")
+        head = (
+            f'AMBIGUOUS: for "{result.query}" {len(result.candidates)} memories each give '
+            f"{shape} of their own (confidence {result.confidence:.2f}). Do not guess: ask "
+            "the user which one is meant, or call again with a clue (what it is for, a "
+            "project, a place)."
         )
     else:
         head = (

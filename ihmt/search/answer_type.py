@@ -403,6 +403,9 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "which server is Grafana on", "the hostname of the CI box"
         _cue(
             r"hostnames?|host names?|(?:which|what) (?:host|server|machine|box|vm)"
+            # "what's the Redis host now?": the host of a thing named before the word
+            r"|(?:which|what)\W*(?:s |is )?(?:the |our )?(?:[\w.+-]+ ){1,3}host(?![\w-])"
+            r"(?! (?:key|keys|header|path|port|machine|os|volume|network|mode|group|list)\b)"
             r"|(?:que|cual|en que) (?:host|servidor|maquina)"
             r"|(?:quel|quelle|sur quel|sur quelle) (?:hote|serveur|machine|vm|box)|nom d'hote"
         ),
@@ -965,8 +968,13 @@ def values_told(
         for match in _values(shape, text[:4000], subject):
             value = match.group().strip(".,;:'\"`").casefold()
             if value and (not subject or _near_subject(text, match, subject)):
-                found.add(value)
+                # "port 8080" and "8080", "Python 3.11" and "3.11" are one value
+                numbers = _VALUE_NUMBER.findall(value)
+                found.add(max(numbers, key=len) if numbers else value)
     return frozenset(found)
+
+
+_VALUE_NUMBER = re_cache.compile(r"\d[\w.:/@-]*")
 
 
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:

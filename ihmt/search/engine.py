@@ -25,6 +25,7 @@ number, a port, a version of the subject) that none of the leading memories hold
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import os
 from collections.abc import Callable
@@ -93,6 +94,9 @@ MONTH_BOOST = 1.3
 # a piece of a stored document (a runbook, notes) holds many words of anything; a memory the
 # agent saved states one fact on purpose: at equal match the saved memory goes first
 DOCUMENT_PRIOR = 0.9
+# memories giving other values of the shape asked (_judge_values): among the next few shown,
+# scoring at least this share of the best one, saved within this many days of it
+VALUE_RIVALS, VALUE_RIVAL_SCORE, VALUE_RIVAL_DAYS = 3, 0.5, 30
 AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the question
 SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
 # values that belong to one named person or thing: held only by a memory naming all of it
@@ -375,6 +379,13 @@ class SearchEngine:
                 result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
             self._judge_namesakes(result, ranked, query, answers_shape, full_idf, shape_words)
+        if (
+            shapes
+            and not history
+            and not (result.not_found or result.ambiguous or facts or query.clue_terms)
+            and as_question
+        ):
+            self._judge_values(result, ranked, shapes, subject, links)
         if not (result.not_found or result.ambiguous or facts) and as_question:
             self._judge_names(result, ranked, query.text, names)
         if not (result.not_found or result.ambiguous or facts) and order_ctx is not None:
@@ -728,6 +739,52 @@ class SearchEngine:
             return False
         told = {values_told(self._content_of(c), whole, subject) for c in tied}
         return len(told) == 1 and len(next(iter(told))) == 1
+
+    def _judge_values(
+        self, result: SearchResult, ranked: list, shapes, subject: frozenset[str], links: dict
+    ) -> None:
+        """AMBIGUOUS when the question asks for a value ("what port does the dev server run
+        on?") and saved memories a little below the best one give other values of it, written
+        within a month of it and neither telling of a change: "bibliolend-api on 8080" and
+        "the kiosk front end on 3000" are two dev servers, and the question does not say
+        which. Values saved months apart, or a later one saying "now" or "moved to", are one
+        thing over time (order_by_time, _settle_by_change), not a choice."""
+        whole = tuple(s for s in strict_shapes(shapes) if s.name != "birthday")
+        if not whole or getattr(ranked[0], "pinned", False):
+            return
+        shown = {h.leaf_id for h in result.hits}
+        current = [
+            c
+            for c in ranked
+            if c.ref["id"] in shown
+            and not getattr(c, "restated", False)
+            and not result_is_outdated(c, result)
+        ]
+        if len(current) < 2 or not _saved_memory(current[0]):
+            return
+        lead = current[0]
+        lead_values = values_told(self._content_of(lead), whole, subject)
+        if not lead_values:
+            return
+        rivals = []
+        for cand in current[1 : 1 + VALUE_RIVALS]:
+            if cand.adjusted < VALUE_RIVAL_SCORE * lead.adjusted or not _saved_memory(cand):
+                continue
+            if cand.ref["id"] in links or lead.ref["id"] in links:
+                continue  # an old value a link marks as corrected
+            if _days_apart(cand, lead) > VALUE_RIVAL_DAYS:
+                continue
+            values = values_told(self._content_of(cand), whole, subject)
+            if not values or values & lead_values:
+                continue
+            if tells_change(self._content_of(max(cand, lead, key=_date_of))):
+                continue
+            rivals.append(cand)
+        if rivals:
+            result.ambiguous = True
+            result.candidate_ids = [c.ref["id"] for c in [lead, *rivals]]
+            shape = next(s.name for s in whole if s in shapes)
+            result.set_reason("values", n=1 + len(rivals), shape=shape)
 
     def _judge_namesakes(
         self, result: SearchResult, ranked: list, query, answers, idf_of, shape_words=frozenset()
@@ -1179,6 +1236,19 @@ def _lead_by_meaning(ranked: list, dense, replaced: dict[str, str], now: bool) -
         return ranked
     chosen.adjusted = max(chosen.adjusted, lead.adjusted) * (1 + RECENCY_TIE)
     return [chosen] + [c for c in ranked if c is not chosen]
+
+
+def _saved_memory(cand: Candidate) -> bool:
+    return (cand.ref.get("source") or "memory") == "memory"
+
+
+def _days_apart(a: Candidate, b: Candidate) -> int:
+    try:
+        first = _dt.date.fromisoformat(_date_of(a)[:10])
+        second = _dt.date.fromisoformat(_date_of(b)[:10])
+    except ValueError:
+        return 1 << 30  # an undated memory is no contemporary of another
+    return abs((first - second).days)
 
 
 def _one_per_document(cands: list) -> list:
