@@ -293,3 +293,15 @@ def test_an_identifier_in_camel_case_is_known_only_whole():
     parts_known = {"sdk": 3, "version": 9, "android": 2, "minut": 1}
     assert [s for s, _ in unknown_names(question, names, parts_known)] == ["minSdkVersion"]
     assert unknown_names(question, names, {"minsdkversion": 1, "android": 2}) == []
+
+
+def test_a_camel_case_setting_no_memory_holds_whole_is_not_found(memory):
+    save_all(
+        memory,
+        [
+            ("2026-03-01", "The tutor app moved to Expo SDK 52; the Android version code is 41."),
+            ("2026-03-02", "Android builds run on EAS; the minimum OS is set in app.json."),
+        ],
+    )
+    result = memory.search("What minSdkVersion does the Android build target?")
+    assert result.not_found and result.reason_code == "unknown_name"

@@ -403,9 +403,6 @@ SHAPES: tuple[AnswerShape, ...] = (
         # "which server is Grafana on", "the hostname of the CI box"
         _cue(
             r"hostnames?|host names?|(?:which|what) (?:host|server|machine|box|vm)"
-            # "what's the Redis host now?": the host of a thing named before the word
-            r"|(?:which|what)\W*(?:s |is )?(?:the |our )?(?:[\w.+-]+ ){1,3}host(?![\w-])"
-            r"(?! (?:key|keys|header|path|port|machine|os|volume|network|mode|group|list)\b)"
             r"|(?:que|cual|en que) (?:host|servidor|maquina)"
             r"|(?:quel|quelle|sur quel|sur quelle) (?:hote|serveur|machine|vm|box)|nom d'hote"
         ),

@@ -69,6 +69,7 @@ from .restatement import (
 )
 from .supersession import asked_statement
 from .unknown_names import (
+    identity_terms,
     named_terms,
     near_known,
     qualifier_terms,
@@ -831,7 +832,7 @@ class SearchEngine:
         # a shortened or misspelt name ("Prom" for Prometheus, "Andew" for Andrew) is known
         # when a leading memory holds a word it begins or one a letter away from it
         held = {t for c in ranked[:SHAPE_WINDOW] for t in c.ref.get("tf") or ()}
-        unknown = [(surface, named) for surface, named in unknown if not near_known(named, held)]
+        unknown = [name for name in unknown if not near_known(identity_terms(name), held)]
         if unknown:
             result.not_found = True
             result.set_reason("unknown_name", names=[surface for surface, _ in unknown])

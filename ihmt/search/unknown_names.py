@@ -162,6 +162,14 @@ def _everyday_word(word: str) -> bool:
     return is_stopword(folded) or english_word(folded) is not None
 
 
+def identity_terms(name: Name) -> list[str]:
+    """The terms that say a memory knows ``name``: all of them, but only the whole word of an
+    identifier in camel case ("minSdkVersion" is one setting: a memory saying "SDK" or
+    "version" does not know it)."""
+    surface, named = name
+    return named[:1] if _CAMEL_IDENTIFIER.fullmatch(surface) else named
+
+
 def terms_to_count(names: list[Name]) -> set[str]:
     """The terms whose memory counts decide whether ``names`` are known (each term, and
     without a plural "s": "A100s" is known when "a100" is)."""
@@ -188,10 +196,8 @@ def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> l
 
     def held(name: Name) -> bool:
         surface, named = name
-        if _CAMEL_IDENTIFIER.fullmatch(surface) and named:
-            # "minSdkVersion" is one setting: a memory saying "SDK" or "version" does not
-            # know it
-            return known(named[0])
+        if _CAMEL_IDENTIFIER.fullmatch(surface):
+            return any(known(t) for t in identity_terms(name))
         return any(known(t) for t in named) or known(initials_of(surface))
 
     unknown = [name for name in names if not held(name)]
