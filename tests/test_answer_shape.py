@@ -1480,3 +1480,17 @@ def test_a_date_replied_to_a_question_about_an_api_version_is_that_version():
     assert holds_shape(reply, shapes, subject)
     other = '2024-06-20 (in reply to: "When did we move the Stripe account to Connect?")'
     assert not holds_shape(other, shapes, subject)
+
+
+def test_a_numbered_line_after_a_sentence_naming_a_product_is_no_version():
+    question = "which Home Assistant version is running on the VM?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    runbook = "2. Restore the VMs: Home Assistant, Gitea, Paperless.\n3. Reinstall restic."
+    assert not holds_shape(runbook, shapes, subject)
+    assert holds_shape("Home Assistant 2025.8.1 runs on the VM.", shapes, subject)
+    assert holds_shape("Upgraded to Postgres 16.\n3. Reindex.", *_version_of("Postgres"))
+
+
+def _version_of(product: str) -> tuple:
+    question = f"which {product} version are we on?"
+    return shapes_asked(question), subject_terms(question)

@@ -364,7 +364,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"(?!\s?(?i:%|°|[kmgt]i?b\b|m\b|cm\b|mm\b|km\b|kg\b|ms\b|s\b|h\b|€|\$))"
             r"|(?i:\blts\b)"
             # ("Postgres 16." ends a sentence; "Postgres 16.4" is read whole above)
-            r"|\b[A-Z][\w.+#]*\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?!\d|\.\d)(?!\s?"
+            # (a name ending a sentence and a numbered line after it are no version: "...,
+            # Paperless.\n3. Reinstall")
+            r"|\b[A-Z][\w.+#]*(?<!\.)[ \t](?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?!\d|\.\d)(?!\s?"
             + _UNITS
             + r")"
             r"|\b[a-z][\w.+-]*[@:]v?\d{1,3}(?![\w.]*[A-Za-z])(?!\d)"

@@ -86,11 +86,8 @@ def order_by_time(
     links = corrected or {}  # old leaf id -> the leaf that corrected it
     # the names the question uses ("Almena"): a memory without one the leader holds is
     # about another thing, not a new value of this one (not for a question about before)
-    names = (
-        []
-        if history
-        else [named for _, named in named_terms(query.text) + qualifier_terms(query.terms)]
-    )
+    names = [] if history else [named for _, named in named_terms(query.text)]
+    settings = [] if history else [named for _, named in qualifier_terms(query.terms)]
     # whether each candidate gives a new value of the asked shape: it reads the memory and the
     # leader, so it is worked out once per candidate however many rules below ask
     new_values: dict[str, bool] = {}
@@ -205,7 +202,11 @@ def order_by_time(
             if getattr(cand, "answers_for", None) is not None
             else cand.matched
         )
-        if any((set(name) <= lead.matched) != (set(name) <= own) for name in names):
+        # (an environment the question sets, "production", is read as before: a correction
+        # about staging brought in for a production note is still about the deploys)
+        if any((set(name) <= lead.matched) != (set(name) <= own) for name in names) or any(
+            (set(name) <= lead.matched) != (set(name) <= cand.matched) for name in settings
+        ):
             continue  # "Almena's database" and Eastmoor's: another thing's value, not a new one
         group.append(cand)
     if len(group) < 2:

@@ -147,7 +147,7 @@ def named_terms(question: str) -> list[Name]:
 
 
 # an identifier in camel case starting in lower case: a setting, a function, a hook
-_CAMEL_IDENTIFIER = re_cache.compile(r"[a-z]+(?:[A-Z][a-z0-9]*)+")
+_CAMEL_IDENTIFIER = re_cache.compile(r"[a-z]+(?:[A-Z][a-z0-9]+)+")
 _SENTENCE_BREAK = re_cache.compile(r"[.?!]\s+[¿¡\"'(]*$")
 
 
