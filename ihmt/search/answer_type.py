@@ -956,6 +956,9 @@ def holds_new_value(
     return False
 
 
+_VALUE_NUMBER = re_cache.compile(r"\d[\w.:/@-]*")  # a value's number: "port 8080" -> "8080"
+
+
 def values_told(
     text: str, shapes: tuple[AnswerShape, ...], subject: frozenset[str] | set[str] = frozenset()
 ) -> frozenset[str]:
@@ -971,9 +974,6 @@ def values_told(
                 numbers = _VALUE_NUMBER.findall(value)
                 found.add(max(numbers, key=len) if numbers else value)
     return frozenset(found)
-
-
-_VALUE_NUMBER = re_cache.compile(r"\d[\w.:/@-]*")
 
 
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:

@@ -65,6 +65,7 @@ from .restatement import (
     order_by_time,
     prefer_earlier,
     prefer_news,
+    saved_memory,
     tells_change,
 )
 from .supersession import asked_statement
@@ -513,7 +514,7 @@ class SearchEngine:
                 score *= OUTDATED_FACTOR
             if months and date[5:7].isdigit() and int(date[5:7]) in months:
                 score *= MONTH_BOOST
-            if (cand.ref.get("source") or "memory") != "memory":
+            if not saved_memory(cand):
                 score *= DOCUMENT_PRIOR
             if boost is not None:
                 score = boost(cand.ref, score)
@@ -556,7 +557,7 @@ class SearchEngine:
             return ranked
         lead = ranked[0]
         lead_date = lead.ref.get("date") or ""
-        lead_is_memory = (lead.ref.get("source") or "memory") == "memory"
+        lead_is_memory = saved_memory(lead)
         lead_text = self._content_of(lead)
         statement = asked_statement(lead_text, full_idf)
         words = set(parse_query(statement).terms)
@@ -599,7 +600,7 @@ class SearchEngine:
             cand
             for cand in descent.candidates
             if cand.ref["id"] != lead.ref["id"]
-            and (cand.ref.get("source") or "memory") == "memory"
+            and saved_memory(cand)
             and cand.ref.get("project") == lead.ref.get("project")
             # a new value of "what time is X" holds a time
             and (answers_shape is None or answers_shape(cand))
@@ -713,7 +714,7 @@ class SearchEngine:
         if any(_date_of(c) >= _date_of(newest) for c in others):
             return False
         text = self._content_of(newest)
-        if (newest.ref.get("source") or "memory") != "memory" or not tells_change(text):
+        if not saved_memory(newest) or not tells_change(text):
             return False
         if new_value is not None and not all(new_value(text, self._content_of(c)) for c in others):
             return False
@@ -733,9 +734,7 @@ class SearchEngine:
         """Memories tied on a question that asks for a shape of answer, each giving the same
         one value of it for the subject ("Marta se muda a Sevilla", later "Marta ya vive en
         Sevilla"): they tell one answer, which is no choice to ask the user about."""
-        # only whole values compare: a date is read as its month ("July"), a person as any
-        # given name, and two different summer holidays in July are still two answers
-        whole = tuple(s for s in strict_shapes(shapes) if s.name != "birthday")
+        whole = _whole_values(shapes)
         if not whole:
             return False
         told = {values_told(self._content_of(c), whole, subject) for c in tied}
@@ -750,7 +749,7 @@ class SearchEngine:
         "the kiosk front end on 3000" are two dev servers, and the question does not say
         which. Values saved months apart, or a later one saying "now" or "moved to", are one
         thing over time (order_by_time, _settle_by_change), not a choice."""
-        whole = tuple(s for s in strict_shapes(shapes) if s.name != "birthday")
+        whole = _whole_values(shapes)
         if not whole or getattr(ranked[0], "pinned", False):
             return
         shown = {h.leaf_id for h in result.hits}
@@ -761,7 +760,7 @@ class SearchEngine:
             and not getattr(c, "restated", False)
             and not result_is_outdated(c, result)
         ]
-        if len(current) < 2 or not _saved_memory(current[0]):
+        if len(current) < 2 or not saved_memory(current[0]):
             return
         lead = current[0]
         lead_values = values_told(self._content_of(lead), whole, subject)
@@ -769,7 +768,7 @@ class SearchEngine:
             return
         rivals = []
         for cand in current[1 : 1 + VALUE_RIVALS]:
-            if cand.adjusted < VALUE_RIVAL_SCORE * lead.adjusted or not _saved_memory(cand):
+            if cand.adjusted < VALUE_RIVAL_SCORE * lead.adjusted or not saved_memory(cand):
                 continue
             if cand.ref["id"] in links or lead.ref["id"] in links:
                 continue  # an old value a link marks as corrected
@@ -1239,8 +1238,11 @@ def _lead_by_meaning(ranked: list, dense, replaced: dict[str, str], now: bool) -
     return [chosen] + [c for c in ranked if c is not chosen]
 
 
-def _saved_memory(cand: Candidate) -> bool:
-    return (cand.ref.get("source") or "memory") == "memory"
+def _whole_values(shapes) -> tuple:
+    """The shapes asked whose values compare whole (a port, a version, a place): a date is
+    read as its month ("July"), a person as any given name, so two different holidays in July
+    would look like one value."""
+    return tuple(s for s in strict_shapes(shapes) if s.name != "birthday")
 
 
 def _days_apart(a: Candidate, b: Candidate) -> int:

@@ -222,7 +222,7 @@ def order_by_time(
     eligible = [
         c
         for c in by_date
-        if c is lead or _saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
+        if c is lead or saved_memory(c) or c.adjusted >= DOCUMENT_TAKEOVER * lead.adjusted
     ]
     if answers_shape is not None:
         eligible = [c for c in eligible if answers_shape(c)] or eligible
@@ -327,7 +327,7 @@ def _changed_in_other_words(
     memories (a document restates many things), the later one tells of a change and gives the
     shape asked, scores near the leader, holds part of the question words the leader holds
     (``share``), and keeps much of the leader's subject in its other words."""
-    if content_of is None or not (_saved_memory(cand) and _saved_memory(lead)):
+    if content_of is None or not (saved_memory(cand) and saved_memory(lead)):
         return False
     if (cand.ref.get("date") or "") <= (lead.ref.get("date") or ""):
         return False
@@ -373,7 +373,8 @@ def _overlap(a, b, asked: set[str], word_idf: dict[str, float]) -> float:
     return mass(wa & wb) / smaller if smaller > 0 else 0.0
 
 
-def _saved_memory(cand) -> bool:
+def saved_memory(cand) -> bool:
+    """A memory an agent saved, not a piece of a stored document."""
     return (cand.ref.get("source") or "memory") == "memory"
 
 
@@ -457,7 +458,7 @@ def prefer_earlier(
         return ranked
     # a stored document (a design doc, a postmortem) tells of the change at length; the state
     # before it is usually a short note the agent saved, which scores well below a long text
-    from_document = not _saved_memory(lead)
+    from_document = not saved_memory(lead)
     floor = (DOCUMENT_EARLIER_SCORE if from_document else EARLIER_SCORE) * max(lead.adjusted, 1e-9)
     window = EARLIER_WINDOW if from_document else RESTATE_WINDOW
     subject = math.fsum(full_idf.get(t, 0.0) for t in asked)
@@ -477,7 +478,7 @@ def prefer_earlier(
             or (answers_shape is not None and c.adjusted >= shape_floor and answers_shape(c))
         )
         and (c.ref.get("date") or "") < lead_date
-        and (not from_document or _saved_memory(c))
+        and (not from_document or saved_memory(c))
         and about_subject(c)
         and c.ref.get("project") == lead.ref.get("project")
         and not _same_document(c, lead)
@@ -511,7 +512,7 @@ def find_earlier(
     lead = ranked[0]
     lead_date = lead.ref.get("date") or ""
     # (a stored document tells of changes at length and answers "originally" itself)
-    if not lead_date or not _saved_memory(lead) or not tells_change(content_of(lead)):
+    if not lead_date or not saved_memory(lead) or not tells_change(content_of(lead)):
         return ranked
     cue = history_cue_at(query.text)
     head = set(terms(query.text[:cue])) if cue > 0 else set()

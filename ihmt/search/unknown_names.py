@@ -194,13 +194,11 @@ def unknown_names(question: str, names: list[Name], dfs: Mapping[str, int]) -> l
     def known(term: str) -> bool:
         return bool(dfs.get(term, 0) or (term.endswith("s") and dfs.get(term[:-1], 0)))
 
-    def held(name: Name) -> bool:
-        surface, named = name
-        if _CAMEL_IDENTIFIER.fullmatch(surface):
-            return any(known(t) for t in identity_terms(name))
-        return any(known(t) for t in named) or known(initials_of(surface))
-
-    unknown = [name for name in names if not held(name)]
+    unknown = [
+        name
+        for name in names
+        if not any(known(t) for t in identity_terms(name)) and not known(initials_of(name[0]))
+    ]
     if not unknown:
         return []
     if len(unknown) < len(names) and _ALTERNATIVES.search(question or ""):
