@@ -252,6 +252,13 @@ SETS = {
     # (NestJS, MongoDB to PostgreSQL, Railway to Cloud Run; two Wanjirus, a Madrid designer
     # writing Spanish)
     "blind42": ["bibliolend", "solarmesh", "tutorcall"],
+    # written blind in the fortieth session: a Rotterdam freight-forwarding dashboard (Kotlin,
+    # Spring Boot, Oracle to PostgreSQL, VMware to Azure AKS; two Sannes, a Valencia QA engineer
+    # writing Spanish), a Hanoi clinic-queue app (Flutter, Supabase to self-hosted PostgreSQL
+    # and Go, Vercel to a Singapore VPS; two Minhs, a Córdoba contractor writing Spanish), frost
+    # alarms for a Wenatchee orchard cooperative (Raspberry Pi gateways, LoRaWAN, SQLite to
+    # TimescaleDB, AWS IoT Core to Mosquitto; two growers named Maria, a crew lead writing Spanish)
+    "blind43": ["freightdock", "clinicqueue", "orchardiot"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -63,6 +63,7 @@ BATCHES = {
     "hs25": ["tidepool", "ledgerporto", "rutasbus"],
     "hs26": ["apiario", "pizarra", "gearloan"],
     "hs27": ["cineplaza", "racebib", "lotecampo"],
+    "hs28": ["vetbook", "tallerbici", "ferrysplit"],
 }
 
 
