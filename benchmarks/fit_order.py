@@ -37,6 +37,7 @@ from agent_questions import (
 )
 from forests import add_fit_command, exported, fitted_classifier, fitted_modes, packed_literal
 
+from ihmt import boosted as packed_trees
 from ihmt.search import learned_order, order_trees
 
 DEPTH = 6
@@ -198,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = record(names, args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
-    forests = fitted_modes(args, SETS, leave_one_out, fit)
+    shipped = packed_trees.unpack(order_trees.SEMANTIC)
+    forests = fitted_modes(args, SETS, leave_one_out, fit, shipped)
     if args.write:
         write_module(*forests)
     return 0

@@ -25,6 +25,7 @@ from pathlib import Path
 from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
 from forests import add_fit_command, fitted_classifier, fitted_modes, with_base, write_forests
 
+from ihmt import boosted
 from ihmt.search import engine, unanswered, unanswered_trees
 
 DEPTH = 3
@@ -96,8 +97,6 @@ def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
     summed over all corpora."""
     import math
 
-    from ihmt import boosted
-
     probabilities: list[float] = []
     names = list(dict.fromkeys(r["corpus"] for r in rows))
     for name in names:
@@ -141,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = record(names, args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
-    fitted = fitted_modes(args, SETS, left_out, fit)
+    shipped = (boosted.unpack(unanswered_trees.SEMANTIC), unanswered_trees.SEMANTIC_BASE)
+    fitted = fitted_modes(args, SETS, left_out, fit, shipped)
     if args.write:
         write_module(*fitted)
     return 0

@@ -100,7 +100,10 @@ def add_fit_command(sub, sets, rounds: int, output: str) -> argparse.ArgumentPar
     the left-out report skipped, the number of rounds."""
     fitting = sub.add_parser("fit", help="fit, check leave one corpus out, optionally write")
     fitting.add_argument("--lexical", required=True, help="rows recorded without --semantic")
-    fitting.add_argument("--semantic", required=True, help="rows recorded with --semantic")
+    fitting.add_argument(
+        "--semantic",
+        help="rows recorded with --semantic (without it the shipped semantic forest is kept)",
+    )
     fitting.add_argument("--write", action="store_true", help=f"write {output}")
     fitting.add_argument(
         "--without",
@@ -116,13 +119,20 @@ def add_fit_command(sub, sets, rounds: int, output: str) -> argparse.ArgumentPar
     return fitting
 
 
-def fitted_modes(args, sets, report, fit) -> list:
+def fitted_modes(args, sets, report, fit, shipped_semantic=None) -> list:
     """The ``fit`` command's work for both modes: each file of rows read, the corpora of the
     sets held back dropped, ``report(rows, label, rounds)`` unless skipped, then ``fit(rows,
-    rounds)``; returns [lexical, semantic]."""
+    rounds)``; returns [lexical, semantic]. Without semantic rows (recording them takes the
+    embedding model an hour) the semantic forest is ``shipped_semantic``, the one in use."""
     held_back = {name for chosen in args.without for name in sets[chosen]}
     fitted = []
     for label, path in (("lexical", args.lexical), ("semantic", args.semantic)):
+        if path is None:
+            if shipped_semantic is None:
+                raise SystemExit("fit: --semantic rows are needed to write this forest")
+            print("semantic: no rows given, the shipped forest is kept")
+            fitted.append(shipped_semantic)
+            continue
         rows = json.loads(Path(path).read_text(encoding="utf-8"))
         rows = [r for r in rows if r["corpus"] not in held_back]
         if not args.no_check:
