@@ -1494,3 +1494,28 @@ def test_a_numbered_line_after_a_sentence_naming_a_product_is_no_version():
 def _version_of(product: str) -> tuple:
     question = f"which {product} version are we on?"
     return shapes_asked(question), subject_terms(question)
+
+
+def test_a_hyphenated_word_of_the_question_is_named_by_its_parts_apart(tmp_path):
+    """ "the morning-after summary": a runbook saying "the morning after ... sends the
+    morning summary at 07:00" names it, so the time it holds answers, not NOT FOUND."""
+    from ihmt import IHMT
+
+    memory = IHMT.initialize(tmp_path / "ws")
+    try:
+        save_all(
+            memory,
+            [
+                *TEAM,
+                (
+                    "2026-03-07",
+                    "## The morning after a frost night\n\nfrost-alerts sends the morning "
+                    "summary at 07:00 with each block's lowest temperature.",
+                ),
+            ],
+        )
+        result = memory.search("what time does the morning-after summary go out?")
+        assert not result.not_found, result.reason_code
+        assert "07:00" in result.hits[0].content
+    finally:
+        memory.close()

@@ -976,6 +976,21 @@ def values_told(
     return frozenset(found)
 
 
+def names_subject(subject: frozenset[str], matched: set[str] | frozenset[str]) -> bool:
+    """Whether a candidate that matched ``matched`` of the question's terms names something of
+    ``subject``. A hyphenated word of the question counts when the memory holds its parts
+    apart: "the morning-after summary" is about "## The morning after ... the morning
+    summary"."""
+    if subject & matched:
+        return True
+    for term in subject:
+        if "-" in term:
+            parts = terms(term.replace("-", " "))
+            if parts and set(parts) <= matched:
+                return True
+    return False
+
+
 def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
     return tuple(shape for shape in shapes if shape.strict)
 

@@ -45,6 +45,7 @@ from .acronyms import spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
     holds_shape,
+    names_subject,
     shape_terms,
     shapes_asked,
     strict_shapes,
@@ -691,7 +692,7 @@ class SearchEngine:
         for cand in window:
             # another person's phone number is no answer to Irene's: when the question names
             # someone or something, a memory holding the shape must name it too
-            if subject and not subject & cand.matched:
+            if subject and not names_subject(subject, cand.matched):
                 continue
             # ... all of its name: "Jordi Martí's number" is not another Jordi's
             if named_value and any(not set(named) <= cand.matched for named in held_names):
