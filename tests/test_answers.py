@@ -15,7 +15,8 @@ from ihmt.render import compact_answer
 from ihmt.search.intent import asks_history, months_asked
 from ihmt.search.navigator import Candidate
 from ihmt.search.passage import best_passage
-from ihmt.search.restatement import prefer_news
+from ihmt.search.query import parse_query
+from ihmt.search.restatement import prefer_earlier, prefer_news
 from ihmt.text.tokenize import terms
 from ihmt.text.vocabulary import normalize
 
@@ -1023,3 +1024,31 @@ def test_a_later_change_sharing_one_word_of_the_question_is_another_fact(memory)
     result = memory.search("which SMS provider are we on these days?")
     assert not result.not_found and not result.ambiguous
     assert [hit.leaf_id for hit in result.hits[:2]] == [ids[3], ids[9]]
+
+
+def test_before_a_change_an_older_memory_already_naming_the_new_state_is_not_the_answer():
+    """ "which provider sent appointment reminders before we switched to Zalo?": the note of
+    the switch ("reminders now go through Zalo") is older than the leader and scores above the
+    first note, but it names what the question says came after; the state before the change
+    is the older memory that does not."""
+    question = "which provider sent appointment reminders before we switched to Zalo?"
+    query = parse_query(question)
+    held = {
+        "lead": {"appointment", "reminder", "sent", "zalo"},
+        "switch": {"appointment", "reminder", "zalo"},
+        "first": {"appointment", "reminder", "sent"},
+    }
+    ranked = []
+    for leaf_id, date, score in (
+        ("lead", "2026-01-22", 1.0),
+        ("switch", "2026-01-21", 0.9),
+        ("first", "2025-10-15", 0.6),
+    ):
+        cand = Candidate({"id": leaf_id, "date": date, "source": "memory"}, [], score)
+        cand.adjusted = score
+        cand.matched = held[leaf_id]  # question terms: vendor, sent, appointment, reminder...
+        ranked.append(cand)
+    idf = dict.fromkeys(query.terms, 1.0)
+    assert [c.ref["id"] for c in prefer_earlier(ranked, query, idf)] == ["first", "lead", "switch"]
+    # without the switch in the window, the older note it replaced answers as before
+    assert prefer_earlier([ranked[0], ranked[2]], query, idf)[0].ref["id"] == "first"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from .. import re_cache
 from ..text.tokenize import terms
+from .answer_type import subject_terms
 from .intent import history_cue_at
 from .navigator import Candidate, stand_in
 from .unknown_names import named_terms, qualifier_terms
@@ -485,6 +486,11 @@ def prefer_earlier(
     ]
     if not older:
         return ranked
+    # "which provider sent the reminders before we switched to Zalo?": what the words after
+    # the cue name is the state after the change, so an older memory already naming it
+    # ("reminders now go through Zalo") tells of the change; the one before it does not
+    after = subject_terms(query.text[cue:]) if cue > 0 else frozenset()
+    older = [c for c in older if not after & c.matched] or older
     chosen = max(older, key=lambda c: c.adjusted)
     return [chosen] + [c for c in ranked if c is not chosen]
 
