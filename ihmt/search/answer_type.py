@@ -959,6 +959,13 @@ def holds_new_value(
 _VALUE_NUMBER = re_cache.compile(r"\d[\w.:/@-]*")  # a value's number: "port 8080" -> "8080"
 
 
+# a value the memory says is not the one ("not 9102", "instead of 30 days", "en vez de 8080")
+_NEGATED = re_cache.compile(
+    r"(?i)(?<![\w])(?:not|no longer|instead of|rather than|en vez de|en lugar de|ya no|pas)"
+    r"\s+(?:on\s+|at\s+|port\s+|el\s+|la\s+|the\s+)?$"
+)
+
+
 def values_told(
     text: str, shapes: tuple[AnswerShape, ...], subject: frozenset[str] | set[str] = frozenset()
 ) -> frozenset[str]:
@@ -969,6 +976,8 @@ def values_told(
     for shape in shapes:
         for match in _values(shape, text[:4000], subject):
             value = match.group().strip(".,;:'\"`").casefold()
+            if _NEGATED.search(text, max(0, match.start() - 24), match.start()):
+                continue  # "on port 9464, not 9102 like workorders": 9102 is another's
             if value and (not subject or _near_subject(text, match, subject)):
                 # "port 8080" and "8080", "Python 3.11" and "3.11" are one value
                 numbers = _VALUE_NUMBER.findall(value)

@@ -754,13 +754,10 @@ class SearchEngine:
         if not whole or getattr(ranked[0], "pinned", False):
             return
         shown = {h.leaf_id for h in result.hits}
-        current = [
-            c
-            for c in ranked
-            if c.ref["id"] in shown
-            and not getattr(c, "restated", False)
-            and not result_is_outdated(c, result)
-        ]
+        # a memory order_by_time grouped with the leader as the same fact may still be a rival:
+        # saved within a month, neither telling of a change, giving another value ("the
+        # webhooks app listens on 8081" and "the admin app on 8080", both saved one week)
+        current = [c for c in ranked if c.ref["id"] in shown and not result_is_outdated(c, result)]
         if len(current) < 2 or not saved_memory(current[0]):
             return
         lead = current[0]
