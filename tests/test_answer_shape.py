@@ -1482,6 +1482,22 @@ def test_a_date_replied_to_a_question_about_an_api_version_is_that_version():
     assert not holds_shape(other, shapes, subject)
 
 
+def test_a_bare_major_number_replied_to_a_version_question_is_that_version():
+    """ "20" in reply to "Which Node version should I pin?" is Node 20; the same number with a
+    unit, or a reply to a question about something else, is not."""
+    question = "what node version should my new laptop have?"
+    shapes, subject = shapes_asked(question), subject_terms(question)
+    asked = '(in reply to: "Which Node version should I pin in .nvmrc?")'
+    assert holds_shape(f"20 {asked}", shapes, subject)
+    assert not holds_shape(f"20 minutes {asked}", shapes, subject)
+    assert not holds_shape(
+        '20 (in reply to: "How many Node workers should I start?")', shapes, subject
+    )
+    spanish = "¿qué versión de Postgres instalo?"
+    reply = 'la 16 entonces, la del sistema (in reply to: "¿Qué versión de Postgres instalamos?")'
+    assert holds_shape(reply, shapes_asked(spanish), subject_terms(spanish))
+
+
 def test_a_numbered_line_after_a_sentence_naming_a_product_is_no_version():
     question = "which Home Assistant version is running on the VM?"
     shapes, subject = shapes_asked(question), subject_terms(question)

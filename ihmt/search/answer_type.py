@@ -668,6 +668,14 @@ _API_VERSION_ASKED = re_cache.compile(
     r"(?i)\bapi\b.{0,30}\bversions?\b|\bversions?\b.{0,12}\bapi\b"
 )
 _CALENDAR_VERSION = re_cache.compile(r"\d{4}-\d\d(?:-\d\d)?(?![\d-])")
+# "20" in reply to "Which Node version should I pin?", "la 16" to "¿Qué versión instalamos?":
+# a bare major number answering a question about a version is that version
+_VERSION_ASKED = re_cache.compile(r"(?i)\bversi(?:on|ón)(?:s|es)?\b")
+_BARE_MAJOR = re_cache.compile(
+    r"(?i)^\W*(?:(?:la|el|the|version|versión)\s+)?v?\d{1,3}(?![\w]|[.,]\d)(?!\s?(?:"
+    + _UNITS
+    + r"))"
+)
 
 
 def holds_shape(
@@ -685,6 +693,12 @@ def holds_shape(
         # should I target?", so its values are about what the question names (and a reply
         # may start with its value, which a line of notes would not)
         if any(_found(shape, f" {answer}", subject) for shape in shapes):
+            return True
+        if (
+            any(shape.name == "version" for shape in shapes)
+            and _VERSION_ASKED.search(asked)
+            and _BARE_MAJOR.match(answer)
+        ):
             return True
         # "2024-06-20" in reply to "Is the Stripe account pinned to a specific API version?"
         # is that API's calendar version, written without the word "API" before it
