@@ -788,7 +788,9 @@ def test_other_matches_show_the_stretch_that_matched(memory):
         memory,
         [
             ("2026-03-01", filler + "The dispatch dev server listens on port 8000 locally."),
-            ("2026-03-02", "The billing dev server listens on port 8001 locally."),
+            # saved weeks later: two dev servers saved within a month, each with its own port,
+            # are the user's choice (AMBIGUOUS, test_two_values_saved_together_are_a_choice)
+            ("2026-04-20", "The billing dev server listens on port 8001 locally."),
         ],
     )
     result = memory.search("which port does the dev server listen on?")
@@ -796,6 +798,23 @@ def test_other_matches_show_the_stretch_that_matched(memory):
     # the short memory answers first; the long one is a one-line other match
     assert result.hits[0].content.startswith("The billing")
     assert "port 8000" in text.split("OTHER MATCHES:")[1]
+
+
+def test_two_values_saved_together_are_a_choice(memory):
+    """The same two dev servers saved a day apart: the ordering reads the later as the same
+    fact said again, but neither tells of a change and each gives its own port, so the
+    question does not say which one it means."""
+    filler = "The team discussed several unrelated topics at length during the meeting. " * 3
+    save_all(
+        memory,
+        [
+            ("2026-03-01", filler + "The dispatch dev server listens on port 8000 locally."),
+            ("2026-03-02", "The billing dev server listens on port 8001 locally."),
+        ],
+    )
+    result = memory.search("which port does the dev server listen on?")
+    assert result.ambiguous and result.reason_code == "values"
+    assert len(result.candidate_ids) == 2
 
 
 def test_a_snippet_of_a_long_memory_looks_past_the_words_of_its_title():
