@@ -782,17 +782,22 @@ def test_the_first_other_matches_show_the_value_after_the_words_that_matched(mem
     assert "0.45 m" in compact_answer(result).split("OTHER MATCHES:")[1]
 
 
-def test_other_matches_show_the_stretch_that_matched(memory):
+def _two_dev_servers(memory, billing_day: str) -> None:
+    """A long note on the dispatch dev server's port, then a short one on the billing one's."""
     filler = "The team discussed several unrelated topics at length during the meeting. " * 3
     save_all(
         memory,
         [
             ("2026-03-01", filler + "The dispatch dev server listens on port 8000 locally."),
-            # saved weeks later: two dev servers saved within a month, each with its own port,
-            # are the user's choice (AMBIGUOUS, test_two_values_saved_together_are_a_choice)
-            ("2026-04-20", "The billing dev server listens on port 8001 locally."),
+            (billing_day, "The billing dev server listens on port 8001 locally."),
         ],
     )
+
+
+def test_other_matches_show_the_stretch_that_matched(memory):
+    # saved weeks apart: two dev servers saved within a month, each with its own port, are the
+    # user's choice (AMBIGUOUS, test_two_values_saved_together_are_a_choice)
+    _two_dev_servers(memory, "2026-04-20")
     result = memory.search("which port does the dev server listen on?")
     text = compact_answer(result)
     # the short memory answers first; the long one is a one-line other match
@@ -804,14 +809,7 @@ def test_two_values_saved_together_are_a_choice(memory):
     """The same two dev servers saved a day apart: the ordering reads the later as the same
     fact said again, but neither tells of a change and each gives its own port, so the
     question does not say which one it means."""
-    filler = "The team discussed several unrelated topics at length during the meeting. " * 3
-    save_all(
-        memory,
-        [
-            ("2026-03-01", filler + "The dispatch dev server listens on port 8000 locally."),
-            ("2026-03-02", "The billing dev server listens on port 8001 locally."),
-        ],
-    )
+    _two_dev_servers(memory, "2026-03-02")
     result = memory.search("which port does the dev server listen on?")
     assert result.ambiguous and result.reason_code == "values"
     assert len(result.candidate_ids) == 2
