@@ -987,6 +987,29 @@ def test_an_agent_question_that_says_it_keeps_the_sentence_naming_it():
     assert chat.text.endswith('(in reply to Melanie: "Where did you see it?")')
 
 
+def test_a_spanish_agent_question_with_a_pronoun_keeps_the_sentence_naming_it():
+    """ "¿Dónde los guardamos?": "los" after the question word stands for the backups of the
+    sentence before; "los" before a noun is an article, and the question names its subject."""
+    from ihmt.loop.extract import extract
+
+    (where,) = extract(
+        [
+            _agent("Propongo copias diarias de la base fuera del VPS. ¿Dónde los guardamos?"),
+            _user("Backblaze B2, ya tengo cuenta"),
+        ]
+    )
+    assert where.text.endswith(
+        '(in reply to: "Propongo copias diarias de la base fuera del VPS. ¿Dónde los guardamos?")'
+    )
+    (named,) = extract(
+        [
+            _agent("El pipeline está en verde. ¿Dónde guardamos los backups?"),
+            _user("Backblaze B2, ya tengo cuenta"),
+        ]
+    )
+    assert named.text.endswith('(in reply to: "¿Dónde guardamos los backups?")')
+
+
 def test_the_brief_lists_the_question_itself_not_the_sentence_before_it(ws):
     from ihmt.text.reply import with_question
 

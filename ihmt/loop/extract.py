@@ -84,7 +84,12 @@ _PROPOSES = re_cache.compile(
 _POINTS_BACK = re_cache.compile(
     r"\b(it|its|it's|that|this|they|them|those|these|there|one|"
     # French: "Combien de semaines en arrière ?", "Tu veux que ça tourne à quelle heure ?"
-    r"[çc]a|cela|il|elle|ils|elles|en|y)\b",
+    r"[çc]a|cela|il|elle|ils|elles|en|y|"
+    # Spanish: "¿Dónde los guardamos?", "¿A qué hora lo corro?", "¿Eso va en staging?"; a
+    # pronoun right after the question word (as an article it would come before a noun)
+    r"eso|esto|ese|esa|esos|esas|ahi|ahí|alli|allí)\b"
+    r"|(?:^|[¿\s])(?:d[oó]nde|c[oó]mo|cu[aá]ndo|qu[eé]|qui[eé]n|cu[aá]l|hora|¿)\s+"
+    r"(?:lo|la|los|las|le|les)\s",
     re.I,
 )
 REFERENT_CHARS = 200  # a longer sentence before the question is context, not its subject
