@@ -259,6 +259,14 @@ SETS = {
     # alarms for a Wenatchee orchard cooperative (Raspberry Pi gateways, LoRaWAN, SQLite to
     # TimescaleDB, AWS IoT Core to Mosquitto; two growers named Maria, a crew lead writing Spanish)
     "blind43": ["freightdock", "clinicqueue", "orchardiot"],
+    # written blind in the forty-first session: loans and holds for Tartu's municipal libraries
+    # (Python, FastAPI, MySQL to PostgreSQL, an on-premise rack to Hetzner Cloud; two Kadris, a
+    # Montevideo contractor writing Spanish), offshore wind-turbine maintenance scheduling in
+    # Aberdeen (C#, .NET 8, Blazor, SQL Server to Azure SQL, IIS to Azure App Service; two
+    # Callums, a Bilbao technician lead writing Spanish), a Bristol solo developer's meal-planning
+    # app (React Native, Expo, Firebase to Supabase, a home NAS and Tailscale; two Priyas, a Lima
+    # co-founder writing Spanish)
+    "blind44": ["tartulibrary", "windcrew", "mealnest"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

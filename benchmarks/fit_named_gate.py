@@ -64,6 +64,7 @@ BATCHES = {
     "hs26": ["apiario", "pizarra", "gearloan"],
     "hs27": ["cineplaza", "racebib", "lotecampo"],
     "hs28": ["vetbook", "tallerbici", "ferrysplit"],
+    "hs29": ["parceltrack", "telescopio", "quizmill"],
 }
 
 
