@@ -278,3 +278,19 @@ def test_rarest_word_heading_and_dates_are_read_per_candidate():
     assert rows[0][col["heading"]] == pytest.approx(0.0)
     assert rows[1][col["days_after_first"]] == pytest.approx(182 / 365)
     assert rows[0][col["days_after_first"]] == 0.0
+
+
+def test_a_memory_a_later_one_tells_the_change_of_is_not_put_back_ahead_of_it():
+    # the change judge put the later memory first and marked the old one "changed by" it
+    # (answered OUTDATED, "it is listed first"): a forest favouring the old one may not undo it
+    old = cand("old", date="2026-01-10", score=2.0)
+    new = cand("new", date="2026-05-01")
+    old.changed_by = new
+    ctx = OrderContext(question_terms=["word"], idf={"word": 1.0})
+    # a one-split forest scoring 1 for the earliest date, 0 for later ones
+    split = (FEATURES.index("days_after_first"), -0.1, 1, 2, 0.0)
+    favour_old = ((split, (-1, 0.0, 0, 0, 1.0), (-1, 0.0, 0, 0, 0.0)),)
+    assert [c.ref["id"] for c in reorder([new, old], ctx, favour_old)] == ["new", "old"]
+    # without the mark the same forest puts the old one first
+    del old.changed_by
+    assert [c.ref["id"] for c in reorder([new, old], ctx, favour_old)] == ["old", "new"]

@@ -268,7 +268,7 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
     rows = features(window, ctx)
     inputs = model_input(rows)
     scores = [tree_score(trees, x) for x in inputs]
-    picked = fitted_order(scores, kept_back(inputs))
+    picked = fitted_order(scores, kept_back(inputs) | _changed_since(window))
     ctx.scored = (
         [window[i] for i in picked],
         [rows[i] for i in picked],
@@ -290,6 +290,17 @@ def kept_back(rows: list[list[float]]) -> set[int]:
     if all(row[_NEWER_NOW] == 0 for row in rows):
         return set()
     return {i for i, row in enumerate(rows) if i and row[_CORRECTED] > 0}
+
+
+def _changed_since(window: list) -> set[int]:
+    """Window positions of memories the change judge found a later one telling the change of
+    (``changed_by``, engine._follow_change): they are answered as OUTDATED with "it is listed
+    first", so the fitted order may not put them back ahead of the change."""
+    return {
+        i
+        for i, cand in enumerate(window)
+        if i and any(other is getattr(cand, "changed_by", None) for other in window)
+    }
 
 
 def fitted_order(
