@@ -83,6 +83,31 @@ def test_stray_common_word_is_not_found(memory):
     assert "stray" in result.reason
 
 
+def test_a_rare_word_shared_answers_though_it_covers_little_of_a_long_question(memory):
+    """A paraphrase shares few words with the memory it asks about: holding the one rare
+    word ("Pablo") of a long question is a weak answer, not NOT FOUND (agent questions: a
+    floor on the share covered turned 120 right memories into a false NOT FOUND for 21
+    right ones)."""
+    memory.ingest_batch(
+        {
+            "text": f"Sprint {i} notes: the billing service got faster invoices and the "
+            "checkout page loads quicker on phones.",
+            "source": f"s{i}",
+        }
+        for i in range(12)
+    )
+    memory.ingest_text(
+        "Pablo keeps an old Moto G54 on his desk for trying builds on low-end Android.",
+        source="p",
+    )
+    result = memory.search(
+        "which handset do we check the app on to see how it behaves on cheaper hardware, Pablo's?"
+    )
+    assert not result.not_found
+    assert "Moto G54" in result.best.content
+    assert result.best.coverage < 0.15
+
+
 def test_numbers_versions_and_identifiers_are_searchable(memory):
     memory.ingest_batch(
         [
