@@ -15,10 +15,9 @@ Re-ranking happens after the exact BM25 candidates are known:
 Confidence = 0.6 x coverage + 0.4 x margin. Coverage is the share of the query's idf mass that
 the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOUS means several
 different memories are tied within ambiguity_margin, match the same query words *and* hold at
-least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares only a
-stray word with the query: it covers less than STRAY_COVERAGE of the query's idf mass and the
-one query word it contains is common (in at least COMMON_SHARE of the leaves; the clue's words
-count with the question's), or the question asks for a shape of answer (a phone
+least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares no word
+with the query (a leaf the semantic extra brought in by meaning alone, not vouched for; the
+clue's words count with the question's), or the question asks for a shape of answer (a phone
 number, a port, a version of the subject) that none of the leading memories holds.
 """
 
@@ -1108,19 +1107,23 @@ class SearchEngine:
         if dense:  # a leaf brought in by meaning alone is no rival unless its meaning answers
             current = [c for c in current if c.matched or dense.answers(c.ref["id"])]
 
-        def stray_match(cand) -> bool:
+        def stray_match(cand, weak: Callable[[Candidate], bool] | None = None) -> bool:
             # a correction is about what the memory it corrects was about (_pull_replacements)
+            weak = weak or stray_word
             seen = {id(cand)}
             corrected = getattr(cand, "answers_for", None)
             while corrected is not None and id(corrected) not in seen:
-                if not stray_word(corrected):
+                if not weak(corrected):
                     return False
                 seen.add(id(corrected))
                 corrected = getattr(corrected, "answers_for", None)
-            return stray_word(cand)
+            return weak(cand)
 
         def stray_word(cand) -> bool:
-            # after AMBIGUOUS the agent's clue says which memory is meant ("how long do we
+            # one common word ("Marta", "deploy") is a stray match; two of them together in one
+            # memory ("Marta" and "live") are about the question even when each is common. A
+            # memory fusion put first by meaning on a stray word gives way to a word match
+            # below. After AMBIGUOUS the agent's clue says which memory is meant ("how long do we
             # keep the logs?" + "the CloudFront access logs"): the words the memory shares
             # with the question and the clue together tell whether it is about them
             matched = [t for t in query.all_terms if t in cand.matched]
@@ -1130,10 +1133,16 @@ class SearchEngine:
                 and len(matched) <= STRAY_WORDS
                 and not getattr(cand, "names_asked_value", False)
             )
-            # (a floor on the share covered alone, 15 %, was dropped: a paraphrase shares
-            # few words with its memory, and over 121 agent-question corpora it turned 120
-            # answerable questions into a false NOT FOUND for 21 unanswerable ones caught)
             return bool(query.terms) and stray
+
+        def shares_no_word(cand) -> bool:
+            # what NOT FOUND asks of the leader: a stray word is a weak match, not no match. A
+            # paraphrase shares one word with its memory as often as a question about
+            # something never saved does: over 121 agent-question corpora, NOT FOUND for a
+            # stray word was false 83 times and right 21 times, and a floor on the share
+            # covered alone (15 %) false 120 times and right 21 times (the fitted judge,
+            # _judge_unanswered, still catches most of those)
+            return bool(query.terms) and not any(t in cand.matched for t in query.all_terms)
 
         if (
             dense
@@ -1142,7 +1151,7 @@ class SearchEngine:
             and not dense.answers(current[0].ref["id"])
         ):
             # meaning put first a memory it does not vouch for, sharing a stray word: a
-            # memory that matches the question's words answers instead of NOT FOUND
+            # memory that matches the question's words answers instead
             shown = {h.leaf_id for h in result.hits}
             better = next(
                 (
@@ -1167,9 +1176,9 @@ class SearchEngine:
         lead_id = lead.ref["id"]
         covered = max(coverage, dense.coverage(lead_id)) if dense else coverage
         result.confidence = round(0.6 * covered + 0.4 * margin, 3)
-        # one common word ("Marta", "deploy") is a stray match; two of them together in one
-        # memory ("Marta" and "live") are about the question even when each is common
-        if stray_match(lead):
+        # a leader sharing no word with the question (brought in by meaning alone) that the
+        # model does not vouch for is no answer
+        if stray_match(lead, shares_no_word):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True
                 stray_code = "stray" if coverage > 0 or not dense else "no_meaning"
