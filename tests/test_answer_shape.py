@@ -1552,3 +1552,26 @@ def test_a_hyphenated_word_of_the_question_is_named_by_its_parts_apart(tmp_path)
         assert "07:00" in result.hits[0].content
     finally:
         memory.close()
+
+
+def test_a_leader_holding_the_port_answers_an_abbreviation_it_does_not_spell(memory):
+    """"JS" is spelled out by the vocabulary ("javascript"), which a note about the dev server
+    of a Vite dashboard never writes: the leader holding a port answers instead of NOT FOUND.
+    A name the question spells as written ("Matomo's MariaDB") must still be named."""
+    save_all(
+        memory,
+        [
+            *TEAM,
+            (
+                "2026-03-07",
+                "The dashboard now builds with Vite 5; its dev server (`npm run dev`) runs on "
+                "port 5173.",
+            ),
+            ("2026-03-08", "Matomo moved into the cluster; its dashboards load much faster."),
+        ],
+    )
+    result = memory.search("what port does the JS dev server run on?")
+    assert not result.not_found
+    assert "5173" in result.best.content
+    unnamed = memory.search("what port does Matomo's MariaDB listen on?")
+    assert unnamed.not_found

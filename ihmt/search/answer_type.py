@@ -1099,3 +1099,19 @@ def subject_terms(question: str, names_only: bool = False) -> frozenset[str]:
             named = named[:1]
         found.update(t for t in named if not t.isdigit())
     return frozenset(found - _CUE_WORDS)
+
+
+_ABBREVIATION = re_cache.compile(r"(?<![\w.-])[A-Z][A-Za-z]{0,3}[A-Z](?![\w.-])")
+
+
+def spelled_out(question: str) -> frozenset[str]:
+    """The terms of the question's short abbreviations that the vocabulary spells out as
+    another word ("JS" -> javascript, "FE" -> frontend): a memory naming the thing by its
+    tool ("Vite's dev server runs on 5173") need not write the category's name."""
+    found: set[str] = set()
+    for match in _ABBREVIATION.finditer((question or "")[:2000]):
+        token = match.group()
+        for term in terms(token):
+            if term != token.lower():
+                found.add(term)
+    return frozenset(found)

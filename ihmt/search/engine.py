@@ -44,6 +44,7 @@ from .answer_type import (
     holds_new_value,
     holds_shape,
     names_subject,
+    spelled_out,
     shape_terms,
     shapes_asked,
     strict_shapes,
@@ -374,7 +375,7 @@ class SearchEngine:
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
         if not result.not_found and strict_shapes(shapes):
-            self._judge_shape(result, ranked, strict_shapes(shapes), subject, names)
+            self._judge_shape(result, ranked, strict_shapes(shapes), subject, names, query.text)
             if result.not_found:
                 result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
@@ -675,7 +676,9 @@ class SearchEngine:
             )
         return sorted(cands, key=lambda c: (-c.adjusted, c.ref["id"]))
 
-    def _judge_shape(self, result: SearchResult, ranked: list, shapes, subject, names=()) -> None:
+    def _judge_shape(
+        self, result: SearchResult, ranked: list, shapes, subject, names=(), question: str = ""
+    ) -> None:
         """NOT FOUND when the question asks for a shape no answer can lack (a phone number, a
         port, a version of the subject) and none of the leading memories holds one: they are
         about the subject, but do not say what was asked."""
@@ -686,11 +689,13 @@ class SearchEngine:
         window = ranked[:SHAPE_WINDOW]
         # names no leading memory holds at all are judged apart ("unknown_name")
         held_names = [named for _, named in names if any(set(named) & c.matched for c in window)]
+        spelled = spelled_out(question) if subject else frozenset()
         for cand in window:
             # another person's phone number is no answer to Irene's: when the question names
             # someone or something, a memory holding the shape must name it too
             if subject and not names_subject(subject, cand.matched):
-                continue
+                if not (cand is lead and subject <= spelled):
+                    continue
             # ... all of its name: "Jordi Martí's number" is not another Jordi's
             if named_value and any(not set(named) <= cand.matched for named in held_names):
                 continue
