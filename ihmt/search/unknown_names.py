@@ -13,8 +13,8 @@ under another spelling:
 - not a short acronym ("PM", "EHR", "GSC", "IaC", "PaaS"): memories often spell those out;
 - not a month, weekday, season or holiday ("in April", "over Easter"): those set a time;
 - not a number in the plural ("HTTP 500s") nor a file every project has ("Dockerfile");
-- not a nationality, language or region adjective ("our Portuguese partner"): memories name
-  the country or the city instead;
+- not a nationality, language or region adjective ("our Portuguese partner"), nor a country
+  or continent ("away in Spain"): memories name the country or the city instead;
 - not a hyphenated word unless every part is capitalised ("Wi-Fi", not "DB-backed");
 - several capitalised words in a row, with "for", "of" or "de" between them, are one name
   ("Managed Streaming for Kafka"), known when any of its words is.
@@ -68,6 +68,25 @@ _DEMONYMS = frozenset(
     ).split()
 )
 
+# ... and so do countries and continents ("while its PI is away in Spain", "since we moved the
+# infra to Brazil"): a memory says where in them, "in Madrid", "São Paulo region", "EU"
+_COUNTRIES = frozenset(
+    (
+        "africa america americas asia europe oceania antarctica latam emea apac"
+        " spain espana france germany alemania italy italia portugal netherlands holland"
+        " belgium belgica switzerland suiza austria ireland irlanda britain uk england"
+        " inglaterra scotland escocia wales sweden suecia norway noruega denmark dinamarca"
+        " finland finlandia iceland islandia poland polonia czechia hungary hungria romania"
+        " rumania bulgaria greece grecia turkey turquia russia rusia ukraine ucrania serbia"
+        " croatia croacia slovenia eslovenia estonia latvia lithuania lituania mexico"
+        " colombia chile argentina peru uruguay paraguay bolivia ecuador venezuela cuba"
+        " guatemala honduras nicaragua panama brazil brasil canada usa china japan"
+        " japon korea corea india pakistan bangladesh indonesia thailand tailandia vietnam"
+        " philippines filipinas malaysia singapore singapur taiwan iran iraq egypt"
+        " egipto morocco marruecos algeria tunisia nigeria kenya ghana ethiopia australia"
+        " zealand"
+    ).split()
+)
 
 # files every project of a kind has, capitalised by convention: "the worker's Dockerfile" names
 # no thing of the user's own, and a memory about the image rarely says the file's name
@@ -89,7 +108,7 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
         return False
     if fold(core.lower()).rstrip("s") in CALENDAR_WORDS or fold(core.lower()) in CALENDAR_WORDS:
         return False
-    if fold(core.lower()) in _DEMONYMS:
+    if fold(core.lower()) in _DEMONYMS or fold(core.lower()) in _COUNTRIES:
         return False
     if "-" in core and not any(ch.isdigit() for ch in core):
         # "Wi-Fi", "U-Net" are names; "DB-backed", "early-March", "end-to-end" are not
