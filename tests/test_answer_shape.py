@@ -1555,7 +1555,7 @@ def test_a_hyphenated_word_of_the_question_is_named_by_its_parts_apart(tmp_path)
 
 
 def test_a_leader_holding_the_port_answers_an_abbreviation_it_does_not_spell(memory):
-    """"JS" is spelled out by the vocabulary ("javascript"), which a note about the dev server
+    """The vocabulary spells "JS" out ("javascript"), which a note about the dev server
     of a Vite dashboard never writes: the leader holding a port answers instead of NOT FOUND.
     A name the question spells as written ("Matomo's MariaDB") must still be named."""
     save_all(
