@@ -17,7 +17,9 @@ the best leaf contains; margin is its relative lead over the runner-up. AMBIGUOU
 different memories are tied within ambiguity_margin, match the same query words *and* hold at
 least AMBIGUOUS_COVERAGE of the question, so nothing in the query tells them apart. NOT FOUND means no leaf matches, or the best one shares no word
 with the query (a leaf the semantic extra brought in by meaning alone, not vouched for; the
-clue's words count with the question's), or the question asks for a shape of answer (a phone
+clue's words count with the question's; for text that is no question, a code search or a
+`replaces` phrase, a leader covering under POINTER_COVERAGE of it or sharing a single common
+word is no match either), or the question asks for a shape of answer (a phone
 number, a port, a version of the subject) that none of the leading memories holds.
 """
 
@@ -79,6 +81,7 @@ from .unknown_names import (
 )
 
 STRAY_COVERAGE = 0.4
+POINTER_COVERAGE = 0.15  # ... and, for text that is no question, the least share a match holds
 COMMON_SHARE = 0.05
 # an acronym of this many letters a memory spells out scores as the word itself ("FCM",
 # "Firebase Cloud Messaging"); a two-letter one only counts as covered: two initials are
@@ -371,6 +374,7 @@ class SearchEngine:
             answers_shape,
             shapes,
             subject,
+            as_question,
         )
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
@@ -1096,6 +1100,7 @@ class SearchEngine:
         answers_shape: Callable[[Candidate], bool] | None = None,
         shapes: tuple = (),
         subject: frozenset[str] = frozenset(),
+        as_question: bool = True,
     ) -> None:
         best = ranked[0]
         if dense:
@@ -1149,6 +1154,12 @@ class SearchEngine:
             # _judge_unanswered, still catches most of those)
             return bool(query.terms) and not any(t in cand.matched for t in query.all_terms)
 
+        def thin_match(cand) -> bool:
+            # text pointing at code or memories (a symbol search, a `replaces` phrase) gets
+            # none of the question judges after this one: a leader covering under
+            # POINTER_COVERAGE of it, or sharing one common word, is no match there
+            return bool(query.terms) and (cand.coverage < POINTER_COVERAGE or stray_word(cand))
+
         if (
             dense
             and current
@@ -1183,7 +1194,7 @@ class SearchEngine:
         result.confidence = round(0.6 * covered + 0.4 * margin, 3)
         # a leader sharing no word with the question (brought in by meaning alone) that the
         # model does not vouch for is no answer
-        if stray_match(lead, shares_no_word):
+        if stray_match(lead, shares_no_word if as_question else thin_match):
             if not (dense and dense.answers(lead_id)):
                 result.not_found = True
                 stray_code = "stray" if coverage > 0 or not dense else "no_meaning"
