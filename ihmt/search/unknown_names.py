@@ -106,9 +106,10 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
         return False
     if _PLURAL_NUMBER.fullmatch(core) or core.lower() in _CONVENTIONAL_FILES:
         return False
-    if fold(core.lower()).rstrip("s") in CALENDAR_WORDS or fold(core.lower()) in CALENDAR_WORDS:
+    folded = fold(core.lower())
+    if folded.rstrip("s") in CALENDAR_WORDS or folded in CALENDAR_WORDS:
         return False
-    if fold(core.lower()) in _DEMONYMS or fold(core.lower()) in _COUNTRIES:
+    if folded in _DEMONYMS or folded in _COUNTRIES:
         return False
     if "-" in core and not any(ch.isdigit() for ch in core):
         # "Wi-Fi", "U-Net" are names; "DB-backed", "early-March", "end-to-end" are not
