@@ -267,6 +267,13 @@ SETS = {
     # app (React Native, Expo, Firebase to Supabase, a home NAS and Tailscale; two Priyas, a Lima
     # co-founder writing Spanish)
     "blind44": ["tartulibrary", "windcrew", "mealnest"],
+    # written blind in the forty-second session: a Nairobi fintech team reconciling mobile-money
+    # payouts (Go, Cassandra to ScyllaDB, bare metal to GKE; two Wanjirus, a Madrid consultant
+    # writing Spanish), a Helsinki indie studio's co-op game backend (Elixir, Phoenix, Redis to
+    # Valkey, DigitalOcean to Hetzner; two Mikkos, a Buenos Aires artist writing Spanish), a
+    # Kyoto protein-folding lab's pipeline (Julia and Python on Slurm, NFS to Ceph, spreadsheets
+    # to a Django app; two Kenjis, a Bogotá postdoc writing Spanish)
+    "blind45": ["reconhub", "saunaforge", "kyotolab"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

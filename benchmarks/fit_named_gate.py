@@ -65,6 +65,7 @@ BATCHES = {
     "hs27": ["cineplaza", "racebib", "lotecampo"],
     "hs28": ["vetbook", "tallerbici", "ferrysplit"],
     "hs29": ["parceltrack", "telescopio", "quizmill"],
+    "hs30": ["invoiceocr", "surfcast", "naranjas"],
 }
 
 
