@@ -100,9 +100,9 @@ def test_change_asked_reads_only_the_sentences_telling_of_a_change(text, expecte
 
 
 def test_even_a_forest_taking_everything_leaves_another_environments_value(tmp_path, monkeypatch):
-    """The judge only hears later memories about the same thing: one that lacks the
-    environment the question and the leader name ("stg") is production's value, not a new
-    value of staging's, whatever the trees would say."""
+    """The judge never hears a later memory that drops the environment the question and the
+    leader name ("stg") and names another one: that is production's value, not a new value of
+    staging's, whatever the trees would say."""
     _judge_with(monkeypatch, [split_on(change_judge.FEATURES, "rule", 4.0, 4.0)])
     memory = IHMT.initialize(tmp_path / "ws")
     staging = memory.save(
@@ -117,4 +117,50 @@ def test_even_a_forest_taking_everything_leaves_another_environments_value(tmp_p
     )
     result = memory.search("Which GKE cluster is almena-ingest stg on?")
     assert result.hits[0].leaf_id == staging
+    memory.close()
+
+
+IGNITION_QUESTION = "what Ignition version is production on?"
+
+
+def _ignition_store(tmp_path):
+    memory = IHMT.initialize(tmp_path / "ws")
+    memory.save(
+        "Ignition version in production is 8.1.33; Maite wants no upgrade before winter.",
+        timestamp="2025-09-10T10:00:00",
+    )
+    for day, note in enumerate(OTHER, start=1):
+        memory.save(note, timestamp=f"2025-10-0{day}T10:00:00")
+    memory.save(
+        "Ignition on the gateway is now 8.1.44; Iñaki upgraded it over the weekend.",
+        timestamp="2025-11-24T10:00:00",
+    )
+    return memory
+
+
+def test_a_correction_leaving_the_environment_out_is_the_judges_to_weigh(tmp_path, monkeypatch):
+    """A correction that does not repeat the question's environment ("on the gateway") and
+    names no other is heard by the judge, with that as one of its inputs: a forest trusting
+    it takes it, a forest hanging on the input leaves the leader."""
+    _judge_with(monkeypatch, [split_on(change_judge.FEATURES, "rule", 4.0, 4.0)])
+    memory = _ignition_store(tmp_path)
+    assert "8.1.44" in _best(memory, IGNITION_QUESTION)
+    memory.close()
+    _judge_with(monkeypatch, [split_on(change_judge.FEATURES, "keeps_settings", -4.0, 4.0)])
+    memory = _ignition_store(tmp_path / "other")
+    assert "8.1.33" in _best(memory, IGNITION_QUESTION)
+    memory.close()
+
+
+def test_without_a_forest_the_rule_takes_no_change_dropping_the_environment(tmp_path, monkeypatch):
+    _judge_with(monkeypatch, "")
+    memory = IHMT.initialize(tmp_path / "ws")
+    memory.save("Ignition version in production is 8.1.33.", timestamp="2025-09-10T10:00:00")
+    for day, note in enumerate(OTHER, start=1):
+        memory.save(note, timestamp=f"2025-10-0{day}T10:00:00")
+    memory.save(
+        "Ignition on the gateway was upgraded from 8.1.33 to 8.1.44.",
+        timestamp="2025-11-24T10:00:00",
+    )
+    assert "8.1.33." in _best(memory, IGNITION_QUESTION)
     memory.close()

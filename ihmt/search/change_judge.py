@@ -61,6 +61,8 @@ FEATURES = (
     "found",  # how many later memories the descent found, over five
     "asked_held",  # share of the question's words in the statement (idf mass) it holds too
     "change_asked",  # share of the question's idf mass in its sentences that tell of a change
+    "keeps_settings",  # it keeps the question's settings the leader holds ("staging", "prod")
+    "keeps_thing",  # it holds the thing a which-question asks for, or a new value of its shape
 )
 
 
@@ -83,6 +85,9 @@ class ChangeContext:
     answers_shape: Callable[[object], bool] | None = None
     new_value: Callable[[str, str], bool] | None = None
     ranked_ids: Sequence[str] = ()
+    settings: Sequence[tuple[str, ...]] = ()
+    asked_thing: frozenset[str] = frozenset()
+    shape_words: frozenset[str] = frozenset()
 
     # what depends on the leader and the question alone, worked out once for the up to five
     # later memories judged against it
@@ -159,7 +164,25 @@ def features(cand, text: str, place: int, ctx: ChangeContext) -> list[float]:
         min(ctx.found, 5) / 5.0,
         _asked_held(held, ctx),
         _change_asked(text, ctx.question_idf),
+        1.0 if keeps_settings(held, ctx) else 0.0,
+        1.0 if keeps_thing(held, text, ctx) else 0.0,
     ]
+
+
+def keeps_settings(held: set[str], ctx: ChangeContext) -> bool:
+    """False when it drops a setting of the question the leader holds ("Almena stg" where the
+    leader says staging): a sign of another thing's value, though a correction often leaves
+    the setting out ("Ignition on the gateway is now 8.1.44")."""
+    return not any(set(word) <= ctx.lead_terms and not set(word) <= held for word in ctx.settings)
+
+
+def keeps_thing(held: set[str], text: str, ctx: ChangeContext) -> bool:
+    """False when the leader holds what a which-question asks for ("runner") and it holds
+    neither that word nor a new value of the shape the word names."""
+    thing = ctx.asked_thing
+    if not thing or not thing <= ctx.lead_terms or thing & held:
+        return True
+    return bool(thing <= ctx.shape_words and ctx.new_value and ctx.new_value(text, ctx.lead_text))
 
 
 def _asked_held(held: set[str], ctx: ChangeContext) -> float:
@@ -220,6 +243,17 @@ def probability(
 
 
 _RULE = FEATURES.index("rule")
+# the rule alone (no forest) takes only a memory about the same thing, of the shape asked for
+_SAME_THING = tuple(FEATURES.index(name) for name in ("keeps_settings", "keeps_thing"))
+_ASKS_SHAPE, _HOLDS_SHAPE = FEATURES.index("asks_shape"), FEATURES.index("holds_shape")
+
+
+def _rule_takes(row: Sequence[float]) -> bool:
+    return bool(
+        row[_RULE]
+        and all(row[i] for i in _SAME_THING)
+        and (row[_HOLDS_SHAPE] or not row[_ASKS_SHAPE])
+    )
 
 
 def choose(
@@ -243,5 +277,5 @@ def choose(
         if p >= best_p:
             best, best_p = index, p
     if best is None and (RULE_TAKES or not fitted):
-        best = next((i for i, r in enumerate(rows) if r[_RULE]), None)
+        best = next((i for i, r in enumerate(rows) if _rule_takes(r)), None)
     return best

@@ -72,6 +72,7 @@ from .restatement import (
 )
 from .supersession import asked_statement
 from .unknown_names import (
+    environments_in,
     identity_terms,
     named_terms,
     near_known,
@@ -584,30 +585,17 @@ class SearchEngine:
             return (ref.get("date") or "") > lead_date and (keep is None or keep(ref))
 
         descent = self.navigator.descend(weights, avgdl, CHANGE_CANDIDATES, root, later)
+        # whether it holds the shape asked for and is about the same thing (the question's
+        # settings, what a which-question asks for) are the judge's inputs, not filters: a
+        # correction often leaves the setting out or says "oficina 212" for "room"
         lead_tf = set(lead.ref.get("tf") or ())
-
-        def same_thing(cand) -> bool:
-            """Not another thing's value: it keeps the question's settings the leader holds
-            ("Almena stg", not production) and, when the leader holds what a which-question
-            asks for ("runner"), holds it too or a new value of its shape. (A name the change
-            need not repeat: "resized from CX22 to CX32" names no Hetzner.)"""
-            tf = set(cand.ref.get("tf") or ())
-            if any(set(word) <= lead_tf and not set(word) <= tf for word in settings or ()):
-                return False
-            if asked_thing and asked_thing <= lead_tf and not asked_thing & tf:
-                text = self._content_of(cand)
-                return bool(asked_thing <= shape_words and new_value and new_value(text, lead_text))
-            return True
-
         found = [
             cand
             for cand in descent.candidates
             if cand.ref["id"] != lead.ref["id"]
             and saved_memory(cand)
             and cand.ref.get("project") == lead.ref.get("project")
-            # a new value of "what time is X" holds a time
-            and (answers_shape is None or answers_shape(cand))
-            and same_thing(cand)
+            and not _swaps_setting(set(cand.ref.get("tf") or ()), lead_tf, settings or ())
         ]
         if not found:
             return ranked
@@ -630,6 +618,9 @@ class SearchEngine:
             answers_shape=answers_shape,
             new_value=new_value,
             ranked_ids=[c.ref["id"] for c in ranked[: learned_order.WINDOW]],
+            settings=[tuple(word) for word in settings or ()],
+            asked_thing=asked_thing,
+            shape_words=shape_words,
         )
         chosen = change_judge.choose(found, [self._content_of(c) for c in found], context)
         if chosen is None:
@@ -1231,6 +1222,15 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
+
+
+def _swaps_setting(terms: set[str], lead_terms: set[str], settings) -> bool:
+    """True when a later memory drops an environment of the question the leader holds and
+    names another one ("almena-prod" for a question about stg): another thing's value, not
+    a change of this one."""
+    asked = {t for word in settings for t in word}
+    dropped = any(set(word) <= lead_terms and not set(word) <= terms for word in settings)
+    return dropped and bool(environments_in(terms) - asked)
 
 
 def _date_of(cand: Candidate) -> str:

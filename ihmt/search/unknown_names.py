@@ -262,3 +262,8 @@ _ENVIRONMENTS = frozenset(("stag", "production", "development", "preprod", "sand
 def qualifier_terms(question_terms: list[str]) -> list[Name]:
     """The environments a question names, each as a one-term name ("stg" -> "stag")."""
     return [(t, [t]) for t in dict.fromkeys(question_terms) if t in _ENVIRONMENTS]
+
+
+def environments_in(terms) -> set[str]:
+    """The environments among a text's terms ("stag", "production"...)."""
+    return {t for t in terms if t in _ENVIRONMENTS}
