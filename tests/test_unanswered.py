@@ -68,6 +68,14 @@ def test_a_judge_below_its_threshold_changes_nothing(memory, monkeypatch):
     assert [h.leaf_id for h in after.hits] == [h.leaf_id for h in before.hits]
 
 
+def test_a_lexical_judge_between_a_half_and_the_semantic_threshold_decides(memory, monkeypatch):
+    """The lexical threshold is a half (the semantic one stays at 0.6): a fitted probability
+    of 0.55 turns the lexical BEST into NOT FOUND."""
+    assert unanswered.threshold(False) <= 0.55 < unanswered.threshold(True)
+    judge_with(monkeypatch, ["-1,0,0,0,0.0"], base=0.2)  # probability about 0.55
+    assert memory.search("what firmware is the Moxa NPort 5110A on?").not_found
+
+
 def test_a_search_with_a_clue_is_never_judged(memory, monkeypatch):
     """After AMBIGUOUS the agent's clue says which memory is meant: the words chose it, and a
     NOT FOUND there would undo the agent's own choice."""

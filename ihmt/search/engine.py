@@ -860,7 +860,7 @@ class SearchEngine:
             [named for _, named in named_terms(question)],
             shape_words,
         )
-        if x is None or unanswered.probability(x, semantic) < unanswered.THRESHOLD:
+        if x is None or unanswered.probability(x, semantic) < unanswered.threshold(semantic):
             return
         result.not_found = True
         result.set_reason("no_answer", date=result.hits[0].timestamp[:10])
