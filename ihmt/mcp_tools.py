@@ -323,8 +323,8 @@ The answer, in plain text:
 - "OUTDATED — …": that memory was corrected later. Tell the user and prefer the newer one.
 - OTHER MATCHES: one line per other match; [OUTDATED] marks corrected ones.
 - NOTICE: a change over time (e.g. the user moved city). Relay it to the user.
-- AMBIGUOUS: several memories fit equally well, or each give their own value of what was \
-asked (e.g. three people called Luis; the ports of two dev servers). Do not guess: \
+- AMBIGUOUS: several memories fit equally well, or each answer differently about different \
+things (e.g. three people called Luis; the ports of two dev servers). Do not guess: \
 ask the user which one they mean, or call again with clue=...
 - NOT FOUND: memory holds nothing on this. Say so; do not invent an answer.\
 """

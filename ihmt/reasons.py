@@ -68,6 +68,12 @@ def reason_text(code: str, params: dict) -> str:
             f"{shape} of their own for this question; say which one is meant (what it is "
             "for, a project, a place)"
         )
+    if code == "rivals":
+        return (
+            f"{params.get('n', 2)} memories each answer this question, and they seem to be "
+            "about different things; say which one is meant (what it is for, a project, a "
+            "place)"
+        )
     if code == "namesakes":
         people = ", ".join(params.get("people") or ())
         return (

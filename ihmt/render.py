@@ -61,6 +61,13 @@ def ambiguous_block(result: SearchResult, *, ids: bool = True) -> str:
             "the user which one is meant, or call again with a clue (what it is for, a "
             "project, a place)."
         )
+    elif result.reason_code == "rivals":  # two jobs with a timeout each
+        head = (
+            f'AMBIGUOUS: "{result.query}" has {len(result.candidates)} answers in memory that '
+            f"seem to be about different things (confidence {result.confidence:.2f}). Do not "
+            "guess: ask the user which one is meant, or call again with a clue (what it is "
+            "for, a project, a place)."
+        )
     else:
         head = (
             f'AMBIGUOUS: "{result.query}" matches {len(result.candidates)} memories equally '

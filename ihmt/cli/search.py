@@ -49,7 +49,7 @@ def cmd_ask(args) -> int:
     def prompt(result) -> str | None:
         if getattr(args, "json", False) or not sys.stdin.isatty():
             return None
-        if result.reason_code in ("namesakes", "values"):
+        if result.reason_code in ("namesakes", "values", "rivals"):
             say(f'"{result.query}" is ambiguous: {result.reason}.')
         else:
             say(

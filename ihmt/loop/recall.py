@@ -521,7 +521,9 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
         return ""
     body = []
     if result.ambiguous:
-        body.append("AMBIGUOUS: several memories fit equally; ask the user which one is meant.")
+        body.append(
+            "AMBIGUOUS: several memories answer this differently; ask the user which one is meant."
+        )
     for hit in hits:
         mark = " [OUTDATED]" if hit.outdated else ""
         body.append(f"- {hit.timestamp[:10]}{mark}: {one_line(hit.content, 600)}")

@@ -32,6 +32,11 @@ def code_reason(result: SearchResult) -> str:
             f"several symbols match {params.get('name') or 'this name'} equally well; give a "
             f"clue {CLUE_HINT} to choose"
         )
+    if code == "rivals":  # two memories answering differently: in code, two symbols
+        return (
+            f"{params.get('n', 2)} symbols each answer this query and seem to be about "
+            f"different things; give a clue {CLUE_HINT} to choose"
+        )
     if code == "values":  # memories each giving their own value: in code, symbols do
         return (
             f"{params.get('n', 2)} symbols each hold their own value of what was asked; give "

@@ -40,7 +40,7 @@ from ..text.tokenize import is_term, tokenize
 from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
-from . import change_judge, learned_order, unanswered
+from . import change_judge, learned_order, rivals, unanswered
 from .acronyms import spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
@@ -404,6 +404,8 @@ class SearchEngine:
                 dense is not None,
                 shape_words,
             )
+        if not (result.not_found or result.ambiguous or facts or history) and order_ctx is not None:
+            self._judge_rivals(result, order_ctx, query.text, shapes, subject, dense is not None)
         for hit in hits:
             for notice in hit.notices:
                 if notice not in result.notices:
@@ -864,6 +866,46 @@ class SearchEngine:
             return
         result.not_found = True
         result.set_reason("no_answer", date=result.hits[0].timestamp[:10])
+
+    def _judge_rivals(
+        self,
+        result: SearchResult,
+        ctx,
+        question: str,
+        shapes,
+        subject: frozenset[str],
+        semantic: bool,
+    ) -> None:
+        """A BEST whose runner-up the fitted judge (search/rivals.py) takes for another answer
+        to the question becomes AMBIGUOUS between the two: two jobs with a timeout each, not
+        one fact said twice or corrected."""
+        if ctx.scored is None or len(result.hits) < 2:
+            return
+        whole = _whole_values(shapes)
+
+        def values_of(cand) -> frozenset[str]:
+            return values_told(self._content_of(cand), whole, subject)
+
+        judged = rivals.features(
+            ctx.scored,
+            result.hits[0].leaf_id,
+            ctx.question_terms,
+            ctx.word_idf,
+            result.confidence,
+            values_of if whole else None,
+            self._content_of,
+            tells_change,
+            bool(names_alone(question)),
+        )
+        if judged is None:
+            return
+        x, rival = judged
+        shown = {h.leaf_id for h in result.hits}
+        if rival.ref["id"] not in shown or rivals.probability(x, semantic) < rivals.THRESHOLD:
+            return
+        result.ambiguous = True
+        result.candidate_ids = [result.hits[0].leaf_id, rival.ref["id"]]
+        result.set_reason("rivals", n=2)
 
     def _content_of(self, cand: Candidate) -> str:
         """A candidate's text, read once (it is shown as a hit right after anyway)."""
