@@ -60,6 +60,8 @@ def test_names_are_read_as_the_question_spells_them(question, names):
         "how does our Portuguese partner like to be contacted?",  # describes, names nothing
         "who covers the lab while its PI is away in Spain?",  # memory says where: "in Madrid"
         "how fast are uploads since we moved the infra to Brazil?",
+        "why did we move off Amazon's CDN?",  # a company memory names by its products
+        "do we ship an Apple build of the game?",
         "which GL code do European debit disputes post to?",
         "we get 500s in production, where do I look at the logs?",  # counts, names nothing
         "which base image does the Dockerfile start from?",  # a file every project has

@@ -88,6 +88,17 @@ _COUNTRIES = frozenset(
     ).split()
 )
 
+# companies a memory often names only by their products ("Amazon's CDN" for CloudFront,
+# "an Apple computer" for macOS, "Valve" for Steam, "Visa" for card payments): a question
+# naming one says little about whether memory holds the answer
+_VENDORS = frozenset(
+    (
+        "amazon apple microsoft google alphabet meta facebook valve visa mastercard amex"
+        " paypal epic amd nvidia intel qualcomm arm samsung sony nintendo oracle ibm adobe"
+        " atlassian salesforce hashicorp elastic broadcom vmware cisco dell lenovo huawei"
+    ).split()
+)
+
 # files every project of a kind has, capitalised by convention: "the worker's Dockerfile" names
 # no thing of the user's own, and a memory about the image rarely says the file's name
 _CONVENTIONAL_FILES = frozenset(
@@ -109,7 +120,7 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
     folded = fold(core.lower())
     if folded.rstrip("s") in CALENDAR_WORDS or folded in CALENDAR_WORDS:
         return False
-    if folded in _DEMONYMS or folded in _COUNTRIES:
+    if folded in _DEMONYMS or folded in _COUNTRIES or folded in _VENDORS:
         return False
     if "-" in core and not any(ch.isdigit() for ch in core):
         # "Wi-Fi", "U-Net" are names; "DB-backed", "early-March", "end-to-end" are not
