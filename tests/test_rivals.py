@@ -95,6 +95,5 @@ def test_a_window_of_one_gets_no_input():
 
     scored = ([Cand()], [[0.0] * len(rivals.FEATURES)], [1.0])
     assert (
-        rivals.features(scored, "L1", ["port"], {}, 0.5, None, str, lambda _: False, False)
-        is None
+        rivals.features(scored, "L1", ["port"], {}, 0.5, None, str, lambda _: False, False) is None
     )
