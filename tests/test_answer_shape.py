@@ -103,6 +103,9 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "what was our APM trace sampling before we cut it for cost?",  # a reason
         "which Android phone is the shared test device?",  # the device, not its number
         "if the customer never confirms on their phone, how long until it fails?",
+        "how do I open the debugger on a physical phone?",
+        "what name does the unit show when a phone scans for it?",
+        "¿qué teléfono usa Lucía para probar la app?",  # which device
         "when is a good time to phone the almond grower?",  # the verb
         "what's the ticket for replacing the IP allowlists with an egress proxy?",  # a rule
         "what happens when the price lookup is too slow?",  # a thing about prices

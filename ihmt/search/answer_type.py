@@ -175,11 +175,12 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             # "which Android phone", "on their phone": the device, not its number; "phone
             # the grower", "a good time to phone": the verb
-            r"(?<!which )(?<!what )(?<!android )(?<!test )(?<!to )"
+            r"(?<!which )(?<!what )(?<!android )(?<!test )(?<!to )(?<!physical )(?<!a )"
             + _ON_A_PHONE
             + r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
             r"|users?|call|calls|build|builds|test|tests|the|him|her|them|me|us|you)\b)"
-            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone|telefono"
+            # "¿qué teléfono usa para probar?": which device
+            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone|(?<!que )(?<!cual )telefono"
             # a person's extension ("Ander's extension", "his desk extension"), not a
             # software one ("which Postgres extension")
             r"|(?<=\w['’]s )(?:desk )?extension|(?<=s' )(?:desk )?extension|desk extension"
