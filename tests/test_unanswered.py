@@ -76,6 +76,21 @@ def test_a_lexical_judge_between_a_half_and_the_semantic_threshold_decides(memor
     assert memory.search("what firmware is the Moxa NPort 5110A on?").not_found
 
 
+def test_the_hooks_gates_weigh_a_not_found_judged_under_their_own_threshold(memory, monkeypatch):
+    """The per-prompt gates were fitted when the judge decided from 0.6: a NOT FOUND it makes
+    at about 0.55 reaches them as the BEST it was; one at about 0.73 stays NOT FOUND."""
+    from ihmt.loop import recall
+
+    question = "what firmware is the Moxa NPort 5110A on?"
+    judge_with(monkeypatch, ["-1,0,0,0,0.0"], base=0.2)  # probability about 0.55
+    weak = memory.search(question)
+    assert weak.not_found and 0.5 < weak.reason_params["probability"] < 0.6
+    assert recall._gates_decide(weak)
+    judge_with(monkeypatch, ["-1,0,0,0,0.0"], base=1.0)  # probability about 0.73
+    sure = memory.search(question)
+    assert sure.not_found and not recall._gates_decide(sure)
+
+
 def test_a_search_with_a_clue_is_never_judged(memory, monkeypatch):
     """After AMBIGUOUS the agent's clue says which memory is meant: the words chose it, and a
     NOT FOUND there would undo the agent's own choice."""

@@ -65,6 +65,8 @@ NAMED_COVERAGE = 0.3
 NAMED_HITS = 10
 NAMED_EXTRA = 0.2  # once one memory qualifies, others about the name need this share
 NAMED_SCAN = 20  # memories looked at to find the ones about the name and the ones not
+# the fitted probability from which the gates take a learned NOT FOUND as one (_gates_decide)
+GATES_NO_ANSWER = 0.6
 _WORD = re_cache.compile(r"[^\W\d_][\w'’-]*")
 # a name is written Capitalised ("Caroline", "Harbourside", "O'Neil", "Jean-Luc"), not in
 # capitals ("SMS") or with capitals inside ("CarrierEvent")
@@ -449,6 +451,9 @@ def _agreed(whole, clause, text: str) -> list:
 def _hits_for(memory, text: str, project: str):
     """(the search result, the memories to show) for one text; hits [] when none qualifies."""
     result = memory.search(text, top_k=NAMED_SCAN, project=project or None)
+    if _gates_decide(result):
+        result.not_found = False
+        result.reason_code, result.reason_params, result.reason = "", {}, ""
     if result.best is None or result.not_found:
         return result, []
     names = prompt_names(text)
@@ -469,6 +474,21 @@ def _hits_for(memory, text: str, project: str):
         return result, []
     learned = _learned_gate(memory, result, text, question, again, weights)
     return result, _confident_hits(result, text, again, learned)
+
+
+def _gates_decide(result) -> bool:
+    """True for a learned NOT FOUND (search/unanswered.py) judged under ``GATES_NO_ANSWER``:
+    the gates below were fitted on searches where that judge decided from 0.6, and an
+    agent's question now gets NOT FOUND from 0.5; the gates weigh such a prompt as the BEST
+    it was (on LoCoMo the lower threshold cost the blocks evidence and kept out no
+    unrelated prompt)."""
+    chance = (result.reason_params or {}).get("probability", 1.0)
+    return (
+        result.not_found
+        and result.reason_code == "no_answer"
+        and bool(result.hits)
+        and chance < GATES_NO_ANSWER
+    )
 
 
 def _learned_gate(

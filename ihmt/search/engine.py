@@ -862,10 +862,15 @@ class SearchEngine:
             [named for _, named in named_terms(question)],
             shape_words,
         )
-        if x is None or unanswered.probability(x, semantic) < unanswered.threshold(semantic):
+        if x is None:
+            return
+        chance = unanswered.probability(x, semantic)
+        if chance < unanswered.threshold(semantic):
             return
         result.not_found = True
-        result.set_reason("no_answer", date=result.hits[0].timestamp[:10])
+        result.set_reason(
+            "no_answer", date=result.hits[0].timestamp[:10], probability=round(chance, 3)
+        )
 
     def _judge_rivals(
         self,
