@@ -12,10 +12,10 @@ the choice the writers meant).
 (scikit-learn's HistGradientBoostingClassifier, fixed seed, no early stopping), reports leave
 one set out what each threshold would do (ambiguous questions flagged with their two
 candidates, AMBIGUOUS on questions with one answer or none, right answers lost), and with
-``--write`` writes the forest fitted on all rows to ihmt/search/rivals_trees.py. Only the
-lexical forest is fitted: the semantic mode's ordering inputs differ, and without a forest
-of its own the judge stays off there. Fitting needs scikit-learn; the package only reads the
-trees.
+``--write`` writes the forests fitted on all rows to ihmt/search/rivals_trees.py. The
+semantic mode's ordering inputs differ, so it has a forest of its own, fitted on rows
+recorded with ``--semantic``; without them it is left empty and the judge is off in that
+mode. Fitting needs scikit-learn; the package only reads the trees.
 """
 
 from __future__ import annotations
@@ -28,7 +28,14 @@ import tempfile
 from pathlib import Path
 
 from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
-from forests import add_fit_command, fitted_classifier, fitted_modes, packed_literal, with_base
+from forests import (
+    add_fit_command,
+    fitted_classifier,
+    fitted_modes,
+    packed_literal,
+    with_base,
+    write_forests,
+)
 
 from ihmt import boosted
 from ihmt.search import rivals, rivals_trees
@@ -40,7 +47,7 @@ THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7)
 OUTPUT = Path(__file__).resolve().parent.parent / "ihmt" / "search" / "rivals_trees.py"
 
 
-def record(names: list[str]) -> list[dict]:
+def record(names: list[str], semantic: bool = False) -> list[dict]:
     """One row per question answered BEST whose search reached the judge."""
     seen: list[tuple[list[float], str, str]] = []
     original = rivals.features
@@ -58,7 +65,7 @@ def record(names: list[str]) -> list[dict]:
             corpus = load_corpus(name)
             flat = flat_baseline(corpus)
             with tempfile.TemporaryDirectory(prefix=f"ihmt-rivals-{name}-") as tmp:
-                memory, owner, corrected = build_store(corpus, Path(tmp), False)
+                memory, owner, corrected = build_store(corpus, Path(tmp), semantic)
                 for q in corpus["questions"]:
                     seen.clear()
                     scored = score_question(q, memory, owner, corrected, flat)
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="record the judge's input for the corpora's questions")
     rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
+    rec.add_argument("--semantic", action="store_true")
     rec.add_argument("--save", required=True, help="write the recorded rows to this file")
     add_fit_command(sub, SETS, ROUNDS, "ihmt/search/rivals_trees.py")
     args = parser.parse_args(argv)
@@ -130,20 +138,22 @@ def main(argv: list[str] | None = None) -> int:
         if rivals_trees.LEXICAL:
             print("note: the shipped judge is switched off while recording", file=sys.stderr)
         names = [name for chosen in args.set for name in SETS[chosen]]
-        rows = record(names)
+        rows = record(names, args.semantic)
         Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
         return 0
-    if args.semantic:
-        raise SystemExit("fit: only the lexical forest is fitted (see the docstring)")
-    # fitted_modes asks for a semantic forest to keep: none is shipped, and none is written
-    lexical, _ = fitted_modes(args, SETS, left_out, fit, ((), 0.0))
+    # without semantic rows fitted_modes keeps the shipped semantic forest; none is shipped
+    lexical, semantic = fitted_modes(args, SETS, left_out, fit, ((), 0.0))
     if args.write:
-        write_module(lexical)
+        write_module(lexical, semantic if args.semantic else None)
     return 0
 
 
-def write_module(lexical) -> None:
-    """The lexical forest; the semantic one stays empty (the judge is off in that mode)."""
+def write_module(lexical, semantic) -> None:
+    """Both forests; without semantic rows the semantic one is left empty (the judge is then
+    off in that mode: an empty forest would say a half for every pair)."""
+    if semantic is not None:
+        write_forests(OUTPUT, "rivals.py", "benchmarks/fit_rivals.py", lexical, semantic)
+        return
     trees, base = lexical
     OUTPUT.write_text(
         '"""Gradient-boosted trees for rivals.py, written by benchmarks/fit_rivals.py: do not edit by\n'

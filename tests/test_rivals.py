@@ -83,9 +83,13 @@ def test_a_question_about_before_is_not_judged(memory, monkeypatch):
     assert before.reason_code != "rivals"
 
 
-def test_the_semantic_mode_has_no_forest_and_never_judges():
+def test_each_mode_reads_its_own_forest(monkeypatch):
+    """The semantic mode's ordering inputs differ: a lexical forest taking every pair says
+    nothing there, and a mode with no forest never judges."""
     x = [0.0] * len(rivals.FEATURES)
-    assert rivals_trees.SEMANTIC == ""
+    judge_with(monkeypatch, ["-1,0,0,0,9.0"])
+    monkeypatch.setattr(rivals_trees, "SEMANTIC", "")
+    assert rivals.probability(x, semantic=False) > 0.99
     assert rivals.probability(x, semantic=True) == 0.0
 
 
