@@ -101,3 +101,16 @@ def test_a_window_of_one_gets_no_input():
     assert (
         rivals.features(scored, "L1", ["port"], {}, 0.5, None, str, lambda _: False, False) is None
     )
+
+
+def test_a_hook_block_notes_rivals_without_telling_the_agent_to_ask(memory, monkeypatch):
+    """The hooks put memories in front of the agent on any prompt: two memories the judge
+    takes for answers about different things are shown with a note, not an instruction to
+    ask the user."""
+    from ihmt.loop.recall import prompt_recall
+
+    judge_with(monkeypatch, [split_on("values_differ", below=-4.0, above=4.0)])
+    assert memory.search(QUESTION).reason_code == "rivals"
+    block = prompt_recall(memory, QUESTION)
+    assert "8080" in block and "3000" in block
+    assert "different things" in block and "AMBIGUOUS" not in block

@@ -540,7 +540,11 @@ def prompt_recall(memory, prompt: str, project: str = "") -> str:
     if not hits:
         return ""
     body = []
-    if result.ambiguous:
+    if result.ambiguous and result.reason_code == "rivals":
+        # a learned judgement on an agent's question, weaker on a prompt that asks nothing:
+        # the memories are shown, the agent checks which one the user means
+        body.append("NOTE: these memories may answer it about different things; check which.")
+    elif result.ambiguous:
         body.append(
             "AMBIGUOUS: several memories answer this differently; ask the user which one is meant."
         )
