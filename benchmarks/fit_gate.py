@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from forests import add_fit_command, fitted_classifier, fitted_modes, with_base, write_forests
+from forests import add_fit_command, fit_rows, fitted_modes, write_forests
 from hook_sessions import HERE, captured_store, run_set, shows
 
 from ihmt.loop import prompt_gate
@@ -96,8 +96,7 @@ def record(names: list[str], semantic: bool) -> list[dict]:
 
 def fit(rows: list[dict], rounds: int = ROUNDS):
     """(forest, base): the fitted trees as boosted.py nodes and the log-odds they add to."""
-    model = fitted_classifier([r["x"] for r in rows], [r["y"] for r in rows], DEPTH, rounds, RATE)
-    return with_base(model)
+    return fit_rows(rows, DEPTH, rounds, RATE)
 
 
 def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from agent_questions import SETS, build_store, flat_baseline, load_corpus, score_question
-from forests import add_fit_command, fitted_classifier, fitted_modes, with_base, write_forests
+from forests import add_fit_command, add_record_command, fit_rows, fitted_modes, write_forests
 
 from ihmt import boosted
 from ihmt.search import engine, unanswered, unanswered_trees
@@ -88,8 +88,7 @@ def record(names: list[str], semantic: bool) -> list[dict]:
 
 def fit(rows: list[dict], rounds: int = ROUNDS):
     """(forest, base): the fitted trees as boosted.py nodes and the log-odds they add to."""
-    model = fitted_classifier([r["x"] for r in rows], [r["y"] for r in rows], DEPTH, rounds, RATE)
-    return with_base(model)
+    return fit_rows(rows, DEPTH, rounds, RATE)
 
 
 def left_out(rows: list[dict], label: str, rounds: int = ROUNDS) -> None:
@@ -127,10 +126,7 @@ def write_module(lexical, semantic) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    rec = sub.add_parser("record", help="record the judge's input for the corpora's questions")
-    rec.add_argument("--set", choices=sorted(SETS), action="append", required=True)
-    rec.add_argument("--semantic", action="store_true")
-    rec.add_argument("--save", required=True, help="write the recorded rows to this file")
+    add_record_command(sub, SETS)
     add_fit_command(sub, SETS, ROUNDS, "ihmt/search/unanswered_trees.py")
     args = parser.parse_args(argv)
     if args.command == "record":

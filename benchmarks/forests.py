@@ -55,6 +55,13 @@ def fitted_classifier(inputs, labels, depth: int, rounds: int, rate: float):
     return model
 
 
+def fit_rows(rows: list[dict], depth: int, rounds: int, rate: float) -> tuple:
+    """(forest, base) fitted on rows of one input ``x`` and one label ``y`` each: the trees as
+    boosted.py nodes and the log-odds they add to."""
+    model = fitted_classifier([r["x"] for r in rows], [r["y"] for r in rows], depth, rounds, rate)
+    return with_base(model)
+
+
 def with_base(model) -> tuple:
     """(forest, base): the fitted trees as boosted.py nodes and the log-odds they add to."""
     import numpy as np
@@ -93,6 +100,16 @@ def packed_literal(forest) -> str:
     text = packed_trees.pack(forest)
     lines = (text[i : i + 88] for i in range(0, len(text), 88))
     return "(\n" + "".join(f'    "{line}"\n' for line in lines) + ")"
+
+
+def add_record_command(sub, sets) -> argparse.ArgumentParser:
+    """The ``record`` command of a judge fitted on the agent-question corpora: the sets to
+    answer, the mode, the file the rows go to."""
+    rec = sub.add_parser("record", help="record the judge's input for the corpora's questions")
+    rec.add_argument("--set", choices=sorted(sets), action="append", required=True)
+    rec.add_argument("--semantic", action="store_true")
+    rec.add_argument("--save", required=True, help="write the recorded rows to this file")
+    return rec
 
 
 def add_fit_command(sub, sets, rounds: int, output: str) -> argparse.ArgumentParser:

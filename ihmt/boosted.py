@@ -120,3 +120,13 @@ def probability(trees: Sequence | str, base: float, x: Sequence[float]) -> float
     added to their ``base`` log-odds, through the logistic (clamped: no input overflows)."""
     raw = base + tree_score(forest(trees), list(x))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, raw))))
+
+
+def mode_probability(trees_module, semantic: bool, x: Sequence[float]) -> float | None:
+    """The fitted probability from the forest a module of trees holds for the search's mode
+    (its LEXICAL or SEMANTIC forest and base); None when none is shipped for that mode."""
+    mode = "SEMANTIC" if semantic else "LEXICAL"
+    packed = getattr(trees_module, mode)
+    if not packed:
+        return None
+    return probability(packed, getattr(trees_module, f"{mode}_BASE"), x)

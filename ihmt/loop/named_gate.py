@@ -136,8 +136,4 @@ def shows(rule: bool, chance: float | None) -> bool:
 def probability(x: Sequence[float], semantic: bool) -> float | None:
     """The fitted probability that the block holds the answer; None when no forest is shipped
     for the mode (recall.py's fixed floors then decide)."""
-    packed = named_gate_trees.SEMANTIC if semantic else named_gate_trees.LEXICAL
-    if not packed:
-        return None
-    base = named_gate_trees.SEMANTIC_BASE if semantic else named_gate_trees.LEXICAL_BASE
-    return boosted.probability(packed, base, x)
+    return boosted.mode_probability(named_gate_trees, semantic, x)

@@ -119,8 +119,4 @@ def features(
 def probability(x: Sequence[float], semantic: bool) -> float | None:
     """The fitted probability that the shown memories hold the answer; None when no forest is
     shipped for the mode (recall.py's fixed floors then decide)."""
-    packed = prompt_gate_trees.SEMANTIC if semantic else prompt_gate_trees.LEXICAL
-    if not packed:
-        return None
-    base = prompt_gate_trees.SEMANTIC_BASE if semantic else prompt_gate_trees.LEXICAL_BASE
-    return boosted.probability(packed, base, x)
+    return boosted.mode_probability(prompt_gate_trees, semantic, x)

@@ -107,11 +107,8 @@ def features(
 def probability(x: Sequence[float], semantic: bool) -> float:
     """The fitted probability that the two memories answer the question differently; 0.0 when
     no forest is shipped for the mode."""
-    packed = rivals_trees.SEMANTIC if semantic else rivals_trees.LEXICAL
-    if not packed:
-        return 0.0
-    base = rivals_trees.SEMANTIC_BASE if semantic else rivals_trees.LEXICAL_BASE
-    return boosted.probability(packed, base, x)
+    chance = boosted.mode_probability(rivals_trees, semantic, x)
+    return 0.0 if chance is None else chance
 
 
 def _share(part: set[str], whole: set[str], word_idf: Mapping[str, float]) -> float:

@@ -159,8 +159,5 @@ def features(
 def probability(x: Sequence[float], semantic: bool) -> float:
     """The fitted probability that the memory judged is no answer to the question; 0.0 when
     no forest is shipped for the mode."""
-    packed = unanswered_trees.SEMANTIC if semantic else unanswered_trees.LEXICAL
-    if not packed:
-        return 0.0
-    base = unanswered_trees.SEMANTIC_BASE if semantic else unanswered_trees.LEXICAL_BASE
-    return boosted.probability(packed, base, x)
+    chance = boosted.mode_probability(unanswered_trees, semantic, x)
+    return 0.0 if chance is None else chance
