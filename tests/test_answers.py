@@ -366,6 +366,13 @@ def test_the_newest_telling_of_the_value_in_force_answers(memory):
     assert memory.search("which city does Marta live in?").best.leaf_id == later
     plan = memory.save("Lucía se muda a Cádiz en julio.", timestamp="2026-06-20T10:00:00")
     assert plan.facts == ["lucia::location = Cádiz"]
+    # a place some names carry an article in
+    city = memory.save("Alejandro se mudó a la Ciudad de México.", timestamp="2026-07-01T10:00:00")
+    assert [fact.split(" (")[0] for fact in city.facts] == [
+        "alejandro::location = Ciudad de México"
+    ]
+    there = memory.save("Diego vive en la Región de Murcia.", timestamp="2026-07-02T10:00:00")
+    assert there.facts and there.facts[0].startswith("diego::location = Región de Murcia")
 
 
 def test_a_question_about_before_with_only_the_value_now_tracked_goes_by_words(memory):

@@ -149,6 +149,9 @@ _PERSON = (
 )
 # ... and the place is named with a capital too ("moved to port 8088" is no home)
 _PLACE_NAME = r"(?-i:(?=[A-ZÁÉÍÓÚÑ]))"
+# a place some names carry an article in ("se mudó a la Ciudad de México", "vive en El Alto"
+# keeps its capital and needs none)
+_ARTICLE_ES = r"(?:(?-i:la|el|los|las)[ ])?"
 # the place left, in "moved from Vigo to Pontevedra": one or two words
 _OLD_PLACE = r"[^\s,;.()]{1,40}(?:[ ][^\s,;.()]{1,40})?"
 
@@ -261,7 +264,7 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "person",
         "location",
         rf"{_PERSON}{_W}(?:(?:ahora|ya|actualmente){_W})?(?:vive{_W}(?:(?:ahora|ya){_W})?en"
-        rf"|trabaja{_W}(?:(?:ahora|ya){_W})?desde){_W}" + _PLACE_NAME,
+        rf"|trabaja{_W}(?:(?:ahora|ya){_W})?desde){_W}{_ARTICLE_ES}" + _PLACE_NAME,
         "place",
         ("vive", "trabaja"),
     ),
@@ -270,7 +273,7 @@ DEFAULT_PATTERNS: list[FactPattern] = [
         "person",
         "location",
         rf"{_PERSON}{_W}se{_W}{_MOVES_ES}{_W}"
-        rf"(?:de{_W}{_OLD_PLACE}{_W})?a{_W}" + _PLACE_NAME,
+        rf"(?:de{_W}{_OLD_PLACE}{_W})?a{_W}{_ARTICLE_ES}" + _PLACE_NAME,
         "place",
         ("mud", "traslad"),
     ),
