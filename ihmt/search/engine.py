@@ -865,7 +865,7 @@ class SearchEngine:
         if x is None:
             return
         chance = unanswered.probability(x, semantic)
-        if chance < unanswered.threshold(semantic):
+        if chance < unanswered.THRESHOLD:
             return
         result.not_found = True
         result.set_reason(
