@@ -26,6 +26,7 @@ from ..text.tokenize import terms
 from . import change_trees
 from .restatement import tells_change
 from .supersession import SENTENCE_BREAK, leaves_behind, names_old_value
+from .unknown_names import environments_in
 
 THRESHOLD = 0.5  # the fitted probability a later memory must reach to answer in the leader's place
 RULE_TAKES = False  # a change naming the old value answers when the forest takes none
@@ -173,7 +174,19 @@ def keeps_settings(held: set[str], ctx: ChangeContext) -> bool:
     """False when it drops a setting of the question the leader holds ("Almena stg" where the
     leader says staging): a sign of another thing's value, though a correction often leaves
     the setting out ("Ignition on the gateway is now 8.1.44")."""
-    return not any(set(word) <= ctx.lead_terms and not set(word) <= held for word in ctx.settings)
+    return not _drops_setting(held, ctx.lead_terms, ctx.settings)
+
+
+def swaps_setting(held: set[str], lead_terms, settings) -> bool:
+    """True when a later memory drops an environment of the question the leader holds and
+    names another one ("almena-prod" for a question about stg): another thing's value, not a
+    change of this one, which the judge never hears."""
+    asked = {t for word in settings for t in word}
+    return _drops_setting(held, lead_terms, settings) and bool(environments_in(held) - asked)
+
+
+def _drops_setting(held: set[str], lead_terms, settings) -> bool:
+    return any(set(word) <= lead_terms and not set(word) <= held for word in settings)
 
 
 def keeps_thing(held: set[str], text: str, ctx: ChangeContext) -> bool:

@@ -72,7 +72,6 @@ from .restatement import (
 )
 from .supersession import asked_statement
 from .unknown_names import (
-    environments_in,
     identity_terms,
     named_terms,
     near_known,
@@ -597,7 +596,9 @@ class SearchEngine:
             if cand.ref["id"] != lead.ref["id"]
             and saved_memory(cand)
             and cand.ref.get("project") == lead.ref.get("project")
-            and not _swaps_setting(set(cand.ref.get("tf") or ()), lead_tf, settings or ())
+            and not change_judge.swaps_setting(
+                set(cand.ref.get("tf") or ()), lead_tf, settings or ()
+            )
         ]
         if not found:
             return ranked
@@ -1269,15 +1270,6 @@ class SearchEngine:
                 result.ambiguous = True
                 result.candidate_ids = [c.ref["id"] for c in tied]
                 result.set_reason("ambiguous", n=len(tied))
-
-
-def _swaps_setting(terms: set[str], lead_terms: set[str], settings) -> bool:
-    """True when a later memory drops an environment of the question the leader holds and
-    names another one ("almena-prod" for a question about stg): another thing's value, not
-    a change of this one."""
-    asked = {t for word in settings for t in word}
-    dropped = any(set(word) <= lead_terms and not set(word) <= terms for word in settings)
-    return dropped and bool(environments_in(terms) - asked)
 
 
 def _date_of(cand: Candidate) -> str:

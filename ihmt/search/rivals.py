@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 
 from .. import boosted
 from . import learned_order, rivals_trees
@@ -117,8 +118,6 @@ def _share(part: set[str], whole: set[str], word_idf: Mapping[str, float]) -> fl
 
 
 def _years_apart(first: str, second: str) -> float:
-    from datetime import date
-
     try:
         days = abs((date.fromisoformat(first[:10]) - date.fromisoformat(second[:10])).days)
     except ValueError:
