@@ -274,6 +274,14 @@ SETS = {
     # Kyoto protein-folding lab's pipeline (Julia and Python on Slurm, NFS to Ceph, spreadsheets
     # to a Django app; two Kenjis, a Bogotá postdoc writing Spanish)
     "blind45": ["reconhub", "saunaforge", "kyotolab"],
+    # written blind in the forty-third session: a Rotterdam port-logistics startup tracking
+    # container dwell times (TypeScript, NestJS, MongoDB to PostgreSQL, Heroku to AWS ECS; two
+    # people named Daan, a Lima data analyst writing Spanish), a Tallinn small-business lending
+    # API (Kotlin, Spring Boot, Kafka, MySQL 8 to 8.4, VMware to Azure AKS; two Liises, a
+    # Montevideo contractor writing Spanish), a Zurich glaciology group's imagery pipeline
+    # (xarray and Dask, R, HPC, MinIO to Switch's object store; two Andreas, a Punta Arenas
+    # field technician writing Spanish)
+    "blind46": ["quayside", "tallinnbank", "glaciarlab"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

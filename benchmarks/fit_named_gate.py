@@ -66,6 +66,7 @@ BATCHES = {
     "hs28": ["vetbook", "tallerbici", "ferrysplit"],
     "hs29": ["parceltrack", "telescopio", "quizmill"],
     "hs30": ["invoiceocr", "surfcast", "naranjas"],
+    "hs31": ["dentalbook", "dronemap", "bodegaapp"],
 }
 
 
