@@ -1421,3 +1421,72 @@ def test_a_reply_to_two_questions_keeps_both():
     )
     (kept,) = extract([asked, _user("3.12, like the server. FastAPI for the API.")])
     assert "Which Python version" in kept.text and "which web framework" in kept.text
+
+
+def test_spanish_statements_corrections_decisions_and_requests_typed_to_an_agent():
+    """Spanish as people type it to an agent: first-person and third-person facts with verbs
+    no list names ("actualicé", "migraron", "quiere"), a correction after an opener, a value
+    put in place of another, and orders in tú or vos that are work for now."""
+    from ihmt.loop.extract import durable_sentence
+    from ihmt.loop.recall import replies_to_agent
+
+    assert durable_sentence("Ayer actualicé el servidor de pruebas a Python 3.13.") == "statement"
+    assert durable_sentence("Lucía, nuestra contadora, quiere el cierre el día 5.") == "statement"
+    assert durable_sentence("Ojo: el sábado migraron la base a MySQL 8.4.") == "correction"
+    assert durable_sentence("Otra cosa: al final el puerto es 9443, no 8443.") == "correction"
+    assert durable_sentence("Al final el timeout quedó en 45 s, no 30 s.") == "correction"
+    assert durable_sentence("Decidimos usar Caddy en vez de Nginx.") == "decision"
+    assert durable_sentence("Cambialo: por defecto 20 por página.") == "decision"
+    # orders for this session, in tú or vos, are no memory
+    assert durable_sentence("Arreglá el test que falla en la CI.") == ""
+    assert durable_sentence("Agregale un índice a la tabla de pedidos.") == ""
+    assert durable_sentence("Corré otra vez la suite de integración.") == ""
+    assert durable_sentence("Podés revisar por qué tarda tanto el login") == ""
+    # "subí" is also "I raised": a fact, not an order
+    assert durable_sentence("Subí el límite de conexiones a 200 en producción.") != ""
+    assert replies_to_agent("dale, hacelo así") and replies_to_agent("sí, con cron")
+    assert not replies_to_agent("Si la API falla, ¿qué hacemos?")
+
+
+def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():
+    """A rule or a correction often carries its point in the next sentence ("never delete a
+    movement. If someone gets it wrong, a counter-entry is made"): it is kept with it; after
+    a plain statement an aside is not."""
+    from ihmt.loop.extract import extract
+
+    (rule,) = extract(
+        [
+            _user(
+                "Nunca se borra una factura emitida. Si hay un error, se emite una nota de crédito."
+            )
+        ]
+    )
+    assert "nota de crédito" in rule.text and rule.kind == "rule"
+    (fix,) = extract(
+        [_user("Cambio importante: los reembolsos ya no los aprueba Tomás. Ahora los ve Inés.")]
+    )
+    assert "Ahora los ve Inés" in fix.text and fix.correction
+
+
+def test_spanish_picks_accepted_proposals_and_reports_of_what_was_done_are_kept():
+    """ "La B, …" picks an option; "Vamos con la A" picks one after an answer to something
+    else; "dale" accepts what the agent proposed ("propongo …") or reports done ("Hecho: …")."""
+    from ihmt.loop.extract import extract
+
+    offer = _agent(
+        "Dos caminos: A) guardar cada evento crudo; B) agregar por hora con mínimo y máximo. "
+        "¿Cuál preferís?"
+    )
+    (pick,) = extract([offer, _user("La B, con retención de un año.")])
+    assert "agregar por hora" in pick.text
+    asked = _agent(
+        "Opciones: A) colas con Redis; B) un cron cada minuto. ¿Cuántos envíos por día son?"
+    )
+    (later,) = extract([asked, _user("Unos 3000. Vamos con la A.")])
+    assert "colas con Redis" in later.text
+    proposal = _agent("Propongo guardar los PDF en un bucket aparte porque pesan mucho.")
+    kept = extract([proposal, _user("dale, me parece bien")])
+    assert kept and "bucket aparte" in kept[-1].text
+    report = _agent("Hecho: el SKU ahora sigue el formato FAM-AAAA-NN, validado en el modelo.")
+    kept = extract([report, _user("Perfecto.")])
+    assert kept and "FAM-AAAA-NN" in kept[-1].text

@@ -51,16 +51,22 @@ _SETS_VALUE = re_cache.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
     r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
-    r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde)\b"
-    r"(?=\s+\S*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
-    r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|,\s*(?:not|pas)\s+\w))",
+    r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde"
+    # Spanish: "cambialo: por defecto 5", "poné 45 s", "subilo a 30", "usá 9464"
+    r"|cambi[aá](?:lo|la|los|las)?|pon[eé]?(?:lo|la|los|las)?|sub[ií](?:lo|la)|baj[aá](?:lo|la)|"
+    r"pas[aá](?:lo|la|los|las)|dej[aá](?:lo|la|los|las)|us[aá]|aument[aá](?:lo|la)?|"
+    r"reduc[ií](?:lo|la)?|sub[ií]|baj[aá])\b"
+    r"(?=\s+\S*\d|:\s*[^.!?]{0,40}\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
+    r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|\ben vez de\b|\ben lugar de\b"
+    r"|,\s*(?:not|pas|no)\s+\w))",
     re.I,
 )
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
 _VALUE_NOT_VALUE = re_cache.compile(
-    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non)\W+)*(?:[^\W\d]+\s+){0,2}\S*\d"
-    r"[^,;.!?]{0,25},?\s+(?:not|pas)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
+    r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non|pero|y|entonces)\W+)*"
+    r"(?:[^\W\d]+\s+){0,2}\S*\d"
+    r"[^,;.!?]{0,25},?\s+(?:not|pas|no)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
     re.I,
 )
 _EXPLAINS = re_cache.compile(
@@ -68,7 +74,10 @@ _EXPLAINS = re_cache.compile(
     r"i decided|decided to|instead of|rather than|trade-?off|"
     # French: "parce que", "pour que", "j'ai choisi", "au lieu de", "plutôt que"
     r"parce que|pour que|puisque|la raison|j'ai choisi|j'ai pris|je vais utiliser|"
-    r"j'ai d[ée]cid[ée]|au lieu de|plut[ôo]t que|compromis)\b",
+    r"j'ai d[ée]cid[ée]|au lieu de|plut[ôo]t que|compromis|"
+    # Spanish: "porque", "para que", "ya que", "elegí", "en vez de", "así no necesitamos"
+    r"porque|para que|ya que|la raz[oó]n|eleg[ií]|decid[ií]|en vez de|en lugar de|"
+    r"as[ií] no|as[ií] (?:ten[eé]s|tenemos|queda|evitamos))\b",
     re.I,
 )
 # a proposal the user then accepts ("I'd cluster by (snapshot_date, store_id)", "I'd use
@@ -77,7 +86,10 @@ _EXPLAINS = re_cache.compile(
 _PROPOSES = re_cache.compile(
     r"\b(i'?d|i would|i'll|i will|i've set|i set|my plan|proposal|design (point|choice)|"
     r"je propose|je proposerais|je mettrais|j'utiliserais|je partirais|je vais|j'ai mis|"
-    r"j'ai configur[ée]|mon plan|proposition)\b",
+    r"j'ai configur[ée]|mon plan|proposition|"
+    # Spanish: "propongo", "recomiendo", "yo usaría", "lo más seguro es", "te sugiero"
+    r"propongo|propondr[ií]a|recomiendo|sugiero|yo usar[ií]a|yo har[ií]a|usar[ií]a|har[ií]a|"
+    r"mi plan|mi propuesta|lo m[aá]s seguro es|lo mejor es|conviene)\b",
     re.I,
 )
 # a question that points back to what the sentence before it named
@@ -96,7 +108,9 @@ REFERENT_CHARS = 200  # a longer sentence before the question is context, not it
 _FIRST_PERSON = re_cache.compile(
     r"\b(i|i'm|i've|i'd|my|me|we|we're|we've|our|us|mine|"
     # French: "je", "j'ai", "nous", "notre", "mon", "on a", "on utilise"
-    r"je|j'\w+|nous|notre|nos|mon|ma|mes|moi|on (?:a|est|va|fait|utilise|garde|roule|tourne))\b",
+    r"je|j'\w+|nous|notre|nos|mon|ma|mes|moi|on (?:a|est|va|fait|utilise|garde|roule|tourne)|"
+    # Spanish: "yo", "mi", "nuestro", "conmigo", "nosotros"
+    r"yo|mi|mis|nuestr[oa]s?|nosotr[oa]s|conmigo)\b",
     re.I,
 )
 _STATEMENT = re_cache.compile(
@@ -117,10 +131,20 @@ _STATEMENT = re_cache.compile(
     r"cambi[oó]|cambiaron|movi[oó]|pas[oó]|va|van|vive|trabaja|queda|qued[oó]|ya no|hay|"
     r"llama|llaman|coordina|recibe|reciben|sale|salen|retrasa|retras[oó]|subimos|bajamos|"
     r"pasamos|cambiamos|decidimos|"
+    # what someone wants or does, said of a third person ("Rafa quiere un informe semanal",
+    # "Wilmer puede cerrar órdenes", "él revisa los PRs", "Marcela dijo que …")
+    r"quiere|quieren|quiero|queremos|puede|pueden|podemos|necesita|necesitan|necesitamos|"
+    r"prefiere|prefieren|prefiero|preferimos|revisa|revisan|aprueba|aprueban|maneja|manejan|"
+    r"lleva|llevan|carga|cargan|dijo|dijeron|se suma|se encarga|cierra|cerramos|abre|abrimos|"
+    r"vence|cuesta|cuestan|"
+    # a change told in the past, first or third person: "actualicé el server a Node 22",
+    # "migraron pgdb a Postgres 16", "instalamos 17", "se cambió a 8080"
+    r"\w{3,}(?:é|aron|ieron|ó)|\w{3,}(?:amos|emos|imos)|"
     # French, as people type it ("c'est fournil-vm01 maintenant", "le poller tourne aux 2 min")
     r"c'est|ce sont|sont|[ée]tait|utilise|utilisent|tourne|tournent|roule|roulent|dure|"
     r"durent|passe|pass[ée]|chang[ée]|d[ée]m[ée]nag[ée]|migr[ée]|reste|g[èe]re|g[èe]rent|"
-    r"s'occupe|prend|prennent|va|vont|habite|travaille|il y a|y a|doit|doivent|fait|font)\b",
+    r"s'occupe|prend|prennent|va|vont|habite|travaille|il y a|y a|doit|doivent|fait|font|"
+    r"veut|veulent|voulons|peut|peuvent)\b",
     re.I,
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a
@@ -145,6 +169,15 @@ _NEVER_MIND = re_cache.compile(r"^\W*never mind\b", re.I)
 _ASIDE = re_cache.compile(
     r"^\W*(?:while|since|before|when|as) you(?:'re| are)?\b[^:.!?]{0,30}[:,]\s*(?=\w)", re.I
 )
+# an opener before what is said ("Otra cosa: el frigorífico al final carga 320 cajas", "Ah,
+# Joaquín se suma al backend", "One more thing: actually it's 8443"): a correction is told by
+# what follows it
+_OPENER = re_cache.compile(
+    r"^\W*(?:(?:y|and|oh,? and|et)\s+)?(?:otra cosa|una cosa(?: m[aá]s| antes)?|por cierto|"
+    r"ah|another thing|one more thing|also|btw|by the way|oh|autre chose|au fait|aussi)"
+    r"\s*[:,]\s*(?=\w)",
+    re.I,
+)
 # an offer to the listener around a specific fact ("staging is a separate CX22 at
 # staging.x.co.uk if you need to check something there"): the fact is judged without it
 _IF_YOU = re_cache.compile(r"\b(?:if|in case|whenever|should) you\b[^,.;:!?]*", re.I)
@@ -159,7 +192,11 @@ _FILLER = re_cache.compile(
     r"sounds good|looks good|lgtm|noted|nah|all good|that'?s it|that'?s all|nothing else|"
     r"that'?s it for today|all set|"
     r"oui|ouais|non|nan|merci|d'accord|parfait|super|top|nickel|g[ée]nial|entendu|compris|"
-    r"not[ée]|c'est bon|[çc]a marche|bien vu)\W*)+$"
+    r"not[ée]|c'est bon|[çc]a marche|bien vu|"
+    # Spanish: "dale, me parece bien", "sí, gracias", "listo, buenísimo"
+    r"s[ií]|dale|bueno|perfecto|listo|de acuerdo|vale|genial|excelente|buen[ií]simo|joya|"
+    r"me parece bien|me cierra|me gusta|gracias|muchas gracias|adelante|claro|bien|"
+    r"suena bien|hacelo|hazlo|hag[aá]moslo)\W*)+$"
     r"|^\W*(hey|hi|hello|hiya|morning|evening|salut|bonjour|bonsoir|coucou)\b\W*(\w+\W*)?$",
     re.I,
 )
@@ -214,8 +251,8 @@ def _looks_like_code(sentence: str) -> bool:
 
 def durable_sentence(sentence: str) -> str:
     """The kind of a user sentence a later session needs, or "" for one it does not."""
-    if _looks_like_code(sentence):
-        return ""
+    if _looks_like_code(sentence) or _FILLER.match(sentence):
+        return ""  # code, or a bare "dale, me parece bien": nothing a later session needs
     words = _words(sentence)
     short = words < MIN_WORDS
     rule_sized = not short or (words >= MIN_RULE_WORDS and not _NEVER_MIND.match(sentence))
@@ -223,7 +260,7 @@ def durable_sentence(sentence: str) -> str:
         return "rule"
     if sentence.rstrip().endswith("?"):
         return ""
-    if not short and CORRECTION.search(sentence):
+    if not short and (CORRECTION.search(sentence) or CORRECTION.search(_OPENER.sub("", sentence))):
         return "correction"
     if _SETS_VALUE.search(sentence) or _VALUE_NOT_VALUE.search(sentence):
         return "decision"  # "make it 4pm", "use 9464": short, but a value set
@@ -341,6 +378,7 @@ def _from_user(
     speaker, body = speaker_of(turn.text)
     answering = bool(question or option[1])
     kept, kinds = [], []
+    previous = ""
     for at, sentence in enumerate(sentences(body)):
         kind = durable_sentence(sentence)
         if kind:
@@ -352,8 +390,14 @@ def _from_user(
                 says_something(sentence, as_answer=bool(question) and at == 0)
                 or _tells_how(sentence)
             )
+            # the sentence after a rule or a correction often carries its point ("never delete
+            # a stock movement. If someone gets it wrong, a counter-entry is made"; "he no
+            # longer approves them. Now my sister does")
+            or previous in _CARRIED
+            and says_something(sentence)
         ):
             kept.append(sentence)
+        previous = kind
     if option[1]:
         # "B." says nothing alone: the pick is kept with the option it names
         kept = [*(kept or [body.strip()]), f'(option {option[0].upper()}: "{option[1]}")']
@@ -370,11 +414,19 @@ def _from_user(
     return Captured(text, turn.timestamp, kind, correction=kind == "correction")
 
 
+_CARRIED = ("rule", "correction")
+# what the agent reports it set up, in a turn the user then accepts ("Done: the SKU is
+# VAR-AAAA-FMT, validated by a regex", "Hecho: `versionCode` = `GITHUB_RUN_NUMBER` + 1000")
+_REPORTS = re_cache.compile(
+    r"^\W*(?:done|hecho|listo|cambiado|fait|c'est fait)\s*[:—–-]\s*(?=\S)", re.I
+)
+
+
 def _explanation(turn: Turn) -> str:
     kept = [
         s
         for s in sentences(turn.text)
-        if (_EXPLAINS.search(s) or _PROPOSES.search(s))
+        if (_EXPLAINS.search(s) or _PROPOSES.search(s) or _REPORTS.search(s))
         and not _looks_like_code(s)
         and _words(s) >= MIN_WORDS
     ]

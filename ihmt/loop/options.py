@@ -22,8 +22,17 @@ _LABEL = re_cache.compile(
 # ("A lot happened" is no pick: "a" needs a mark after it)
 _PICK = re_cache.compile(
     r"^\W*(?:(?:let'?s\s+)?go\s+with\s+|option\s+|we'?ll\s+take\s+|"
-    r"vamos\s+con\s+(?:la\s+)?(?:opci[oó]n\s+)?|opci[oó]n\s+)?\(?"
+    r"vamos\s+con\s+(?:la\s+)?(?:opci[oó]n\s+)?|opci[oó]n\s+|"
+    # "La B, default cuatrimestres", "me quedo con la A", "prefiero la 2", "l'option C"
+    r"(?:me\s+quedo\s+con\s+|prefiero\s+|hagamos\s+)?la\s+(?:opci[oó]n\s+)?|l'option\s+)?\(?"
     r"(?:([a-dA-D]|[1-4])\)?(?=[,.!:;)]|$)|([b-dB-D]|[1-4])(?=\s))",
+    re.I,
+)
+# a pick said later in the reply, after an answer to something else ("14 tanks plus 2 vats.
+# Let's go with B."): only in words that say it is a pick, since "3 tests failed" is none
+_PICK_LATER = re_cache.compile(
+    r"^\W*(?:(?:let'?s\s+)?go\s+with|we'?ll\s+take|vamos\s+con|me\s+quedo\s+con|"
+    r"on\s+part\s+sur)\s+(?:la\s+|l'|option\s+|opci[oó]n\s+)*\(?([a-dA-D]|[1-4])\b",
     re.I,
 )
 _WORD = re_cache.compile(r"[^\W\d_][\w-]{3,}")
@@ -53,6 +62,10 @@ def picked(reply: str, options: dict[str, str]) -> tuple[str, str]:
         return "", ""
     match = _PICK.match(reply)
     label = next((g for g in match.groups() if g), "").lower() if match else ""
+    if label in options:
+        return label, options[label]
+    later = (_PICK_LATER.match(s) for s in re.split(r"(?<=[.!?])\s+", reply.strip())[1:])
+    label = next((m.group(1).lower() for m in later if m), "")
     if label in options:
         return label, options[label]
     first = re.split(r"(?<=[.!?])\s", reply.strip(), maxsplit=1)[0]

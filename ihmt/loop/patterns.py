@@ -18,7 +18,7 @@ RULE = re_cache.compile(
     # French: "toujours en UTF-8", "jamais le vendredi", "désormais", "à partir de maintenant"
     r"toujours|d[ée]sormais|dor[ée]navant|[àa] partir de maintenant|[àa] l'avenir|"
     r"n'oublie pas|retiens que|note que|garde en t[êe]te)\b"
-    r"|\b(new rule|the rule is|rule:|important:|regla:|importante:|r[èe]gle ?:|nouvelle r[èe]gle)"
+    r"|\b(new rule|the rule is|rule:|important:|regla:|(?<!cambio )importante:|r[èe]gle ?:|nouvelle r[èe]gle)"
     r"|\brules? (for|about|on) [\w .#/-]{1,40}:"  # "rule for looker: explores only …"
     # "don't hand-edit anything in src/gen, ever", "no !! in nfc:validation, ever"
     r"|,\s*ever\b",
@@ -31,7 +31,10 @@ DECISION = re_cache.compile(
     # French: "on part sur Postgres", "on garde 8040", "j'ai choisi uv", "au lieu de conda"
     r"on a d[ée]cid[ée]|j'ai d[ée]cid[ée]|d[ée]cid[ée] de|on part sur|on va avec|on prend|"
     r"on garde|on utilise|on passe (?:à|a|sur|en)|on reste sur|on a choisi|j'ai choisi|"
-    r"on a opt[ée]|au lieu de|plut[ôo]t que)\b",
+    r"on a opt[ée]|au lieu de|plut[ôo]t que|"
+    # Spanish: "decidimos X", "vamos con la B", "nos quedamos con Redis", "en vez de cron"
+    r"decidimos|decid[ií]|vamos con|nos quedamos con|me quedo con|elegimos|eleg[ií]|"
+    r"optamos por|en vez de|en lugar de)\b",
     re.I,
 )
 CORRECTION = re_cache.compile(
@@ -41,6 +44,8 @@ CORRECTION = re_cache.compile(
     # for 2.0: freeze moves to july 1", "heads up, we bumped to node 24"
     r"update:|change of plans?|heads[- ]up|"
     r"cambio (importante|de planes?)|actualizaci[oó]n:|correcci[oó]n:|en realidad|"
+    # "al final instalé Postgres 17, no 16", "ojo: migraron pgdb a 16", "perdón, es el 8080"
+    r"al final|ojo:|aviso:|perd[oó]n,|me equivoqu[eé]|"
     # French: "en fait, c'est 8040", "non, c'est …", "petite correction : …"
     r"en fait|non,|finalement,|petite correction|mise [àa] jour ?:|changement de plans?|"
     r"attention,|erratum)(?=\W|$)",
@@ -51,7 +56,12 @@ ACK = re_cache.compile(
     r"sounds good|looks good|agreed|go ahead|do it|ship it|correct|exactly|right|"
     # French: "oui", "d'accord", "parfait", "vas-y", "ça marche", "c'est bon", "nickel"
     r"oui|ouais|d'accord|dac|parfait|super|merci|vas[- ]y|[çc]a marche|c'est bon|nickel|"
-    r"exact|exactement|entendu|[çc]a me va|top|g[ée]nial)(?=\W|$)",
+    r"exact|exactement|entendu|[çc]a me va|top|g[ée]nial|"
+    # Spanish: "sí, hacelo", "dale", "listo", "me parece bien", "ok, me cierra"; a bare "si"
+    # is "if" unless a mark follows it ("si, con cron")
+    r"s[ií](?=\s*[,.!]|\s*$)|sí|dale|bueno|perfecto|listo|de acuerdo|vale|excelente|"
+    r"buen[ií]simo|joya|me parece bien|me cierra|me gusta|adelante|hag[aá]moslo|hag[aá]mosle|"
+    r"correcto|exacto|claro)(?=\W|$)",
     re.I,
 )
 # a request for work now ("fix …", "can you …"): not memory, and not a question memory answers
@@ -78,6 +88,18 @@ REQUEST = re_cache.compile(
     r"cr[ée]e|v[ée]rifie|regarde|explique|essaie|essaye|donne|trouve|renomme|d[ée]place|"
     r"teste|installe|ouvre|lis|aide|continue|pousse|relis|r[ée]sume|annule|formate|"
     r"d[ée]ploie|fusionne|red[ée]marre|nettoie|g[ée]n[èe]re|impl[ée]mente|commite|migre)\b"
-    r"(?!\s+(est|sont|a|ont|va|doit|peut)\b)",
+    r"(?!\s+(est|sont|a|ont|va|doit|peut)\b)"
+    # Spanish, as people type to an agent (tú or vos, often with a pronoun on the end):
+    # "arreglá el test", "agregale paginación", "corré los tests", "hacelo configurable"; not
+    # "subí", "escribí": the same word says "I raised", "I wrote"
+    r"|^\s*(?:y\s+|ahora\s+|por favor,?\s+)?(?:(?:arregl|agreg|cambi|mostr|sac|borr|prob|"
+    r"revis|arm|dej|explic|mir|quit|elimin|implement|ejecut|lanz|actualiz|instal|gener|renombr|"
+    r"fij|configur|ajust|limpi|separ|reemplaz|ignor|guard|valid|calcul|export|import|"
+    r"document|commite|pushe|mergi|deploy)[aá]|(?:corr|hac|pon|escrib|sub|añad|corrig|mov|met|"
+    r"respond|le)[eé]|dec[ií]|"
+    r"haz|pon|dime|mueve|ejecuta|"
+    r"(?:pod[eé]s|puedes|podr[ií]as|podr[ií]an|necesito que))"
+    r"(?:me|nos|le|les|lo|la|los|las|selo|sela|melo|mela)?\b"
+    r"(?!\s+(es|son|est[aá]|está|fue|va|tiene|queda)\b)",
     re.I,
 )
