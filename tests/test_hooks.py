@@ -1401,6 +1401,9 @@ def test_french_statements_decisions_and_requests_typed_to_an_agent():
     assert durable_sentence("En fait, c'est le port 8040, pas 8000.") == "correction"
     assert durable_sentence("Toujours en UTF-8 avec BOM pour les exports.") == "rule"
     assert durable_sentence("mets le TTL à 45 s au lieu de 30") == "decision"
+    assert durable_sentence("Règle absolue : on ne modifie jamais les exports bruts.") == "rule"
+    assert durable_sentence("Ajoute les frais de port aussi, 4,90 € par colis") == "decision"
+    assert durable_sentence("Ajoute un test pour le cas vide") == ""
     # a request for work now, or chatter, is no memory
     assert durable_sentence("Peux-tu relancer les tests d'intégration?") == ""
     assert durable_sentence("corrige le test qui plante sur la CI") == ""

@@ -51,12 +51,12 @@ _SETS_VALUE = re_cache.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
     r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
-    r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde"
+    r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde|ajoute"
     # Spanish: "cambialo: por defecto 5", "poné 45 s", "subilo a 30", "usá 9464"
     r"|cambi[aá](?:lo|la|los|las)?|pon[eé]?(?:lo|la|los|las)?|sub[ií](?:lo|la)|baj[aá](?:lo|la)|"
     r"pas[aá](?:lo|la|los|las)|dej[aá](?:lo|la|los|las)|us[aá]|aument[aá](?:lo|la)?|"
     r"reduc[ií](?:lo|la)?|sub[ií]|baj[aá])\b"
-    r"(?=\s+\S*\d|:\s*[^.!?]{0,40}\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
+    r"(?=\s+\S*\d|:\s*[^.!?]{0,40}\d|[^.!?]{0,40}?,\s*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
     r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|\ben vez de\b|\ben lugar de\b"
     r"|,\s*(?:not|pas|no)\s+\w))",
     re.I,

@@ -16,9 +16,9 @@ RULE = re_cache.compile(
     # Spanish: "siempre en español", "nunca en viernes", "a partir de ahora"
     r"siempre|nunca|jam[aá]s|a partir de ahora|de ahora en adelante|"
     # French: "toujours en UTF-8", "jamais le vendredi", "désormais", "à partir de maintenant"
-    r"toujours|d[ée]sormais|dor[ée]navant|[àa] partir de maintenant|[àa] l'avenir|"
+    r"toujours|jamais|d[ée]sormais|dor[ée]navant|[àa] partir de maintenant|[àa] l'avenir|"
     r"n'oublie pas|retiens que|note que|garde en t[êe]te)\b"
-    r"|\b(new rule|the rule is|rule:|important:|regla:|(?<!cambio )importante:|r[èe]gle ?:|nouvelle r[èe]gle)"
+    r"|\b(new rule|the rule is|rule:|important:|regla:|regla de oro|(?<!cambio )importante:|r[èe]gle absolue|r[èe]gle ?:|nouvelle r[èe]gle)"
     r"|\brules? (for|about|on) [\w .#/-]{1,40}:"  # "rule for looker: explores only …"
     # "don't hand-edit anything in src/gen, ever", "no !! in nfc:validation, ever"
     r"|,\s*ever\b",
