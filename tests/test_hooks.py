@@ -1458,11 +1458,7 @@ def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():
     from ihmt.loop.extract import extract
 
     (rule,) = extract(
-        [
-            _user(
-                "Nunca se borra una factura emitida. Si hay un error, se emite una nota de crédito."
-            )
-        ]
+        [_user("Nunca se borra una factura emitida. Si alguien se equivoca, nota de crédito.")]
     )
     assert "nota de crédito" in rule.text and rule.kind == "rule"
     (fix,) = extract(
