@@ -53,9 +53,9 @@ _SETS_VALUE = re_cache.compile(
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
     r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde|ajoute"
     # Spanish: "cambialo: por defecto 5", "poné 45 s", "subilo a 30", "usá 9464"
-    r"|cambi[aá](?:lo|la|los|las)?|pon[eé]?(?:lo|la|los|las)?|sub[ií](?:lo|la)|baj[aá](?:lo|la)|"
-    r"pas[aá](?:lo|la|los|las)|dej[aá](?:lo|la|los|las)|us[aá]|aument[aá](?:lo|la)?|"
-    r"reduc[ií](?:lo|la)?|sub[ií]|baj[aá])\b"
+    r"|cambi[aá](?:lo|la|los|las)?|pon[eé]?(?:lo|la|los|las)?|sub[ií](?:lo|la)?|"
+    r"baj[aá](?:lo|la)?|pas[aá](?:lo|la|los|las)|dej[aá](?:lo|la|los|las)|us[aá]|"
+    r"aument[aá](?:lo|la)?|reduc[ií](?:lo|la)?)\b"
     r"(?=\s+\S*\d|:\s*[^.!?]{0,40}\d|[^.!?]{0,40}?,\s*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
     r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|\ben vez de\b|\ben lugar de\b"
     r"|,\s*(?:not|pas|no)\s+\w))",
@@ -146,6 +146,13 @@ _STATEMENT = re_cache.compile(
     r"s'occupe|prend|prennent|va|vont|habite|travaille|il y a|y a|doit|doivent|fait|font|"
     r"veut|veulent|voulons|peut|peuvent)\b",
     re.I,
+)
+# kinds of kept sentence whose next sentence is kept with them when it says something
+_CARRIED = ("rule", "correction")
+# what the agent reports it set up, in a turn the user then accepts ("Done: the SKU is
+# VAR-AAAA-FMT, validated by a regex", "Hecho: `versionCode` = `GITHUB_RUN_NUMBER` + 1000")
+_REPORTS = re_cache.compile(
+    r"^\W*(?:done|hecho|listo|cambiado|fait|c'est fait)\s*[:—–-]\s*(?=\S)", re.I
 )
 # a name a developer types for something specific: a host, a path, a file, a version, a
 # channel ("stage-eu", "sdkconfig.defaults", "api/gen", "#ops-alerts", "1.24"): a sentence
@@ -412,14 +419,6 @@ def _from_user(
     text = with_question(text[:MAX_MEMORY_CHARS], question, asker)
     kind = next((k for k in ("correction", "rule", "decision") if k in kinds), "statement")
     return Captured(text, turn.timestamp, kind, correction=kind == "correction")
-
-
-_CARRIED = ("rule", "correction")
-# what the agent reports it set up, in a turn the user then accepts ("Done: the SKU is
-# VAR-AAAA-FMT, validated by a regex", "Hecho: `versionCode` = `GITHUB_RUN_NUMBER` + 1000")
-_REPORTS = re_cache.compile(
-    r"^\W*(?:done|hecho|listo|cambiado|fait|c'est fait)\s*[:—–-]\s*(?=\S)", re.I
-)
 
 
 def _explanation(turn: Turn) -> str:
