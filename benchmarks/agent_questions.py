@@ -282,6 +282,14 @@ SETS = {
     # (xarray and Dask, R, HPC, MinIO to Switch's object store; two Andreas, a Punta Arenas
     # field technician writing Spanish)
     "blind46": ["quayside", "tallinnbank", "glaciarlab"],
+    # written blind in the forty-fourth session: a Krakow game-audio middleware company's
+    # build-and-tools team (C++ and C#, Perforce to Git LFS, Jenkins to TeamCity; two people
+    # named Marta, a Buenos Aires sound designer writing Spanish), a Vancouver air-quality
+    # nonprofit's wildfire-smoke data platform (Airflow, TimescaleDB, low-cost sensors, Google
+    # Cloud to a university cluster; two Sams, a Santiago volunteer writing Spanish), a Seville
+    # agency's flamenco-school booking app (Laravel, Vue, Stripe to Redsys, shared hosting to
+    # a Hetzner VPS; two Lolas, many memories in Spanish)
+    "blind47": ["krakaudio", "smokewatch", "flamencoweb"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -67,6 +67,7 @@ BATCHES = {
     "hs29": ["parceltrack", "telescopio", "quizmill"],
     "hs30": ["invoiceocr", "surfcast", "naranjas"],
     "hs31": ["dentalbook", "dronemap", "bodegaapp"],
+    "hs32": ["knitmarket", "driverapp", "cuscotours"],
 }
 
 
