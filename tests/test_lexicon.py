@@ -339,3 +339,39 @@ def test_a_question_finds_the_note_written_in_the_other_language(
 ):
     """An English question and a French note, a French question and an English note."""
     assert expected in first_hit(tmp_path, notes, question)
+
+
+def test_a_note_naming_a_product_is_found_by_what_the_product_is(tmp_path):
+    """ "Fedora" is a Linux distro, a ThinkPad a laptop: asked by what it is, the note naming
+    it answers. Without the kinds both Camila notes hold "camila" and "run" alike and the
+    newer one leads."""
+    memory = IHMT.initialize(tmp_path / "m")
+    memory.save("Camila's ThinkPad runs Fedora 40; she uses Podman instead of Docker.")
+    memory.save("Camila runs the weekly data review on Mondays with the two Sams.")
+    assert "Fedora" in memory.search("which Linux distro does Camila run?").hits[0].content
+    assert "Fedora" in memory.search("what laptop does Camila run?").hits[0].content
+
+
+def test_the_kind_of_a_product_is_indexed_for_a_note_never_for_a_question():
+    """A question naming a product asks about that product ("which Redis version?"), not
+    about every note of its kind; a note gets each kind word once, and only when its text
+    lacks it."""
+    from ihmt.models import MemoryLeaf
+    from ihmt.tree.refs import leaf_terms
+
+    assert normalize("linux") not in terms("which Fedora version does Camila run?")
+    assert normalize("linux") in terms("Camila runs Fedora 40", kinds=True)
+    twice = MemoryLeaf(
+        "m1", "Fedora 40 on the laptop, Ubuntu 24.04 on the server.", "", "", "", "", 0
+    )
+    said = MemoryLeaf("m2", "Linux everywhere: Linux laptops, Fedora 40.", "", "", "", "", 0)
+    assert leaf_terms(twice)[normalize("linux")] == 1
+    assert leaf_terms(said)[normalize("linux")] == 2
+
+
+def test_a_kinds_line_without_its_tab_is_refused(builder, tmp_path):
+    (tmp_path / "kinds.tsv").write_text("fedora linux distro\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="kinds.tsv:1"):
+        builder.read_kinds(tmp_path / "kinds.tsv")
+    (tmp_path / "kinds.tsv").write_text("fedora\tlinux distro\nfedora\tos\n", encoding="utf-8")
+    assert builder.read_kinds(tmp_path / "kinds.tsv") == {"fedora": ("linux", "distro")}

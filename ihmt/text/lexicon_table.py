@@ -4,6 +4,7 @@ SPANISH: a folded Spanish form's first three letters -> "english:form,form ..." 
 each English word with the forms indexed as it. FRENCH: the same for French forms.
 SYNONYMS: each line is a stem and the stems of its near-synonyms indexed as it.
 PHRASES: each line is an abbreviation and the folded words of the term it stands for.
+KINDS: each line is a product's name and the words for the kind of thing it is.
 """
 
 SPANISH = {
@@ -3197,4 +3198,137 @@ yoy year over year
 ytd year to date
 yagni you aint gonna need it
 postcode zip code
+"""
+
+KINDS = """
+acer laptop computer
+alacritty terminal
+alienware laptop computer
+almalinux linux distro os
+android os phone
+anydesk desktop
+apt-get linux
+asus laptop computer
+browserstack browser
+centos linux distro os
+chromebook laptop computer
+chromeos os laptop
+chromium browser
+citrix desktop
+clion ide
+cocoapods ios
+codesandbox ide
+codespaces ide
+cuda gpu
+datagrip ide
+debian linux distro os
+dell laptop computer
+elitebook laptop computer machine
+emacs editor
+epyc cpu processor
+fedora linux distro os
+firefox browser
+flatpak linux
+freebsd unix os
+freeipa linux
+geforce gpu
+gentoo linux distro os
+gitpod ide
+goland ide
+graviton cpu processor
+huawei phone
+ideapad laptop computer machine
+imac desktop computer mac machine
+inkscape editor
+inspiron laptop computer machine
+intellij ide
+ipad tablet
+ipados os tablet
+iphone phone
+iterm terminal mac
+iterm2 terminal mac
+jetson computer gpu
+jupyter notebook
+jupyterhub notebook
+jupyterlab notebook ide
+kali linux distro
+keras machine
+lambdatest browser
+lenovo laptop computer
+librewolf browser
+lightroom editor
+linux os
+macbook laptop computer mac machine
+macos os mac
+manjaro linux distro os
+mobaxterm terminal
+motorola phone
+neovim editor
+netbeans ide
+nixos linux distro os
+nvidia gpu
+oneplus phone android
+openbsd unix os
+opencv computer
+opensuse linux distro os
+openwrt linux
+pacman linux
+photoshop editor
+phpstorm ide
+powershell shell
+probook laptop computer machine
+pycharm ide
+pytorch machine
+qualcomm cpu
+qubes linux os
+radeon gpu
+realvnc desktop
+replit ide
+rhel linux distro os
+risc-v cpu
+rocm gpu
+rstudio ide
+rubymine ide
+rustdesk desktop
+ryzen cpu processor
+sagemaker machine
+samsung phone tablet
+saucelabs browser
+scikit-learn machine
+selenium browser
+shellcheck shell
+sklearn machine
+snapdragon cpu
+spyder ide
+stackblitz ide
+suse linux distro os
+swiftui ios
+systemd linux
+teamviewer desktop
+tensorflow machine
+termius terminal
+testflight ios
+thinkpad laptop computer machine
+threadripper cpu processor
+tmux terminal
+truenas os
+twilio phone
+ubuntu linux distro os
+unix os
+unraid os
+vivaldi browser
+vivobook laptop computer machine
+vonage phone
+vscode editor ide
+vulkan gpu
+webdriver browser
+webstorm ide
+wezterm terminal
+wsl2 linux
+xcode ide ios
+xctest ios
+xeon cpu processor
+xgboost machine
+xiaomi phone android
+zenbook laptop computer machine
 """

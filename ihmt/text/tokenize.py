@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ihmt.text.stopwords import is_stopword
 from ihmt.text.unicode_classes import classes
-from ihmt.text.vocabulary import normalize, phrase_abbreviations
+from ihmt.text.vocabulary import normalize, phrase_abbreviations, product_kinds
 
 from .. import re_cache
 
@@ -286,14 +286,17 @@ def plain_terms() -> Iterator[None]:
         _PLAIN_TERMS.reset(token)
 
 
-def terms(text: str) -> list[str]:
+def terms(text: str, kinds: bool = False) -> list[str]:
     """Tokens that BM25 indexes: stop words and single letters removed, each in its
-    vocabulary form (aliases, glossary, light stemming: see ``vocabulary``)."""
+    vocabulary form (aliases, glossary, light stemming: see ``vocabulary``). With ``kinds``
+    (a memory being indexed, never a question) a product's name also adds the words for what
+    it is: a question asking "which distro" meets "Fedora", while "which Redis version"
+    does not meet every memory about a cache."""
     if _PLAIN_TERMS.get():
         return [t for t in tokenize(text) if is_term(t)]
     if len(text) > MEMO_CHARS:
-        return _vocabulary_terms(text)
-    return list(_remembered_terms(text))
+        return _vocabulary_terms(text, kinds)
+    return list(_remembered_terms(text, kinds))
 
 
 # One search reads the same texts several times (the question in every feature, a found
@@ -305,14 +308,15 @@ MEMO_TEXTS = 512
 
 
 @lru_cache(maxsize=MEMO_TEXTS)
-def _remembered_terms(text: str) -> tuple[str, ...]:
-    return tuple(_vocabulary_terms(text))
+def _remembered_terms(text: str, kinds: bool = False) -> tuple[str, ...]:
+    return tuple(_vocabulary_terms(text, kinds))
 
 
-def _vocabulary_terms(text: str) -> list[str]:
+def _vocabulary_terms(text: str, with_kinds: bool = False) -> list[str]:
     out = []
     groups = token_groups(text)
     phrases = phrase_abbreviations()
+    kinds = product_kinds() if with_kinds else {}
     # "continuous integration" is also "ci", so either spelling finds the other; a phrase is
     # read on the words as written apart ("single sign-on" is "single", "sign", "on")
     words = [word for head, parts in groups for word in (parts or (head,))]
@@ -330,6 +334,12 @@ def _vocabulary_terms(text: str) -> list[str]:
                 out.append(normalize(token))
                 if _VERSION_RE.fullmatch(token):
                     out.append("version")  # "PostgreSQL 16.2" answers "which version"
+        # "Fedora" is also a Linux distro, "MacBooks" laptops: asked by what it is, the
+        # name's note answers
+        for name in _singulars(head) if kinds else ():
+            if name in kinds:
+                out += (normalize(word) for word in kinds[name] if is_term(word))
+                break
         width = len(parts) or 1
         for i in range(start, start + width):
             out += found.get(i, ())
@@ -356,6 +366,6 @@ def _same_word(written: str, listed: str) -> bool:
     return written == listed or listed in _singulars(written)
 
 
-def term_counts(text: str) -> dict[str, int]:
-    """How often each term occurs in ``text``."""
-    return dict(Counter(terms(text)))
+def term_counts(text: str, kinds: bool = False) -> dict[str, int]:
+    """How often each term occurs in ``text`` (``kinds``: as :func:`terms`)."""
+    return dict(Counter(terms(text, kinds)))

@@ -17,7 +17,10 @@ Five steps, each small and predictable rather than clever:
    become "us";
 4. near-synonyms (lexicon_table.py again): "vacation" and "leave" are indexed as "holiday";
 5. multi-word terms add their abbreviation (tokenize.terms): "continuous integration" is
-   also "ci", "React Native" also "rn".
+   also "ci", "React Native" also "rn";
+6. a product's name adds the words for what kind of thing it is (tokenize.terms): "Fedora"
+   is also "linux", "distro", "os", so "which distro does Camila run?" meets "Camila's
+   laptop runs Fedora 40".
 Tokens holding digits, identifiers with parts and very short words are left alone.
 """
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 17
+VOCABULARY_VERSION = 18
 
 _ALIASES = {
     # databases and infrastructure
@@ -373,6 +376,20 @@ def phrase_abbreviations() -> dict[str, list[tuple[tuple[str, ...], str]]]:
         abbreviation, *words = line.split() or [""]
         if len(words) >= 2:
             out.setdefault(words[0], []).append((tuple(words), abbreviation))
+    return out
+
+
+@lru_cache(maxsize=1)
+def product_kinds() -> dict[str, tuple[str, ...]]:
+    """A product's folded name -> the words for the kind of thing it is ("fedora" -> linux,
+    distro, os; lexicon_table.py). The tokenizer adds their terms wherever the name occurs,
+    for memories and questions alike."""
+    lines = getattr(_generated(), "KINDS", "")
+    out: dict[str, tuple[str, ...]] = {}
+    for line in lines.splitlines() if isinstance(lines, str) else ():
+        name, *words = line.split() or [""]
+        if words:
+            out[name] = tuple(words)
     return out
 
 

@@ -33,6 +33,10 @@ def leaf_terms(leaf: MemoryLeaf) -> dict[str, int]:
     label = about[:ABOUT_CHARS] if isinstance(about, str) else ""
     for term in term_counts(label):  # only the words the text lacks: it says what it is about
         counts.setdefault(term, 1)
+    # what its products are ("Fedora": a Linux distro), once, and only the words the text
+    # lacks: a note naming three databases is no more about databases than one saying so
+    for term in term_counts(leaf.content + " " + extra_text, kinds=True):
+        counts.setdefault(term, 1)
     return counts
 
 
