@@ -546,7 +546,9 @@ def test_terms_reads_a_text_once_and_hands_out_a_fresh_list(monkeypatch) -> None
 
     calls = []
     real = tokenize_module._vocabulary_terms
-    monkeypatch.setattr(tokenize_module, "_vocabulary_terms", lambda t: calls.append(t) or real(t))
+    monkeypatch.setattr(
+        tokenize_module, "_vocabulary_terms", lambda t, *kinds: calls.append(t) or real(t, *kinds)
+    )
     tokenize_module._remembered_terms.cache_clear()
     text = "Staging now runs PostgreSQL 16.2 on db-stg-02"
     first = terms(text)
