@@ -3252,7 +3252,6 @@ jupyter notebook
 jupyterhub notebook
 jupyterlab notebook ide
 kali linux distro
-keras machine
 lambdatest browser
 lenovo laptop computer
 librewolf browser
@@ -3269,7 +3268,6 @@ nixos linux distro os
 nvidia gpu
 oneplus phone android
 openbsd unix os
-opencv computer
 opensuse linux distro os
 openwrt linux
 pacman linux
@@ -3278,7 +3276,6 @@ phpstorm ide
 powershell shell
 probook laptop computer machine
 pycharm ide
-pytorch machine
 qualcomm cpu
 qubes linux os
 radeon gpu
@@ -3291,13 +3288,10 @@ rstudio ide
 rubymine ide
 rustdesk desktop
 ryzen cpu processor
-sagemaker machine
 samsung phone tablet
 saucelabs browser
-scikit-learn machine
 selenium browser
 shellcheck shell
-sklearn machine
 snapdragon cpu
 spyder ide
 stackblitz ide
@@ -3305,20 +3299,17 @@ suse linux distro os
 swiftui ios
 systemd linux
 teamviewer desktop
-tensorflow machine
 termius terminal
 testflight ios
 thinkpad laptop computer machine
 threadripper cpu processor
 tmux terminal
 truenas os
-twilio phone
 ubuntu linux distro os
 unix os
 unraid os
 vivaldi browser
 vivobook laptop computer machine
-vonage phone
 vscode editor ide
 vulkan gpu
 webdriver browser
@@ -3328,7 +3319,6 @@ wsl2 linux
 xcode ide ios
 xctest ios
 xeon cpu processor
-xgboost machine
 xiaomi phone android
 zenbook laptop computer machine
 """
