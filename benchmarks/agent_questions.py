@@ -290,6 +290,14 @@ SETS = {
     # agency's flamenco-school booking app (Laravel, Vue, Stripe to Redsys, shared hosting to
     # a Hetzner VPS; two Lolas, many memories in Spanish)
     "blind47": ["krakaudio", "smokewatch", "flamencoweb"],
+    # written blind in the forty-fifth session: a Reykjavik geothermal plant's SCADA monitoring
+    # and alerting team (Python, InfluxDB to TimescaleDB, Grafana, Modbus gateways, on-premises
+    # servers partly to Azure; two people named Gunnar, a Bilbao contractor writing Spanish), a
+    # Montevideo bus company's dispatch and ticketing team (Spring Boot, Oracle to PostgreSQL,
+    # Android validators, a data centre to Azure; two Martíns, much Spanish), a two-founder
+    # Toronto podcast-hosting service (Elixir and Phoenix, S3 to Cloudflare R2, Heroku to
+    # Render; two Priyas, a Guadalajara support contractor writing Spanish)
+    "blind48": ["geovolt", "montebus", "podnest"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

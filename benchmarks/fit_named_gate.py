@@ -68,6 +68,7 @@ BATCHES = {
     "hs30": ["invoiceocr", "surfcast", "naranjas"],
     "hs31": ["dentalbook", "dronemap", "bodegaapp"],
     "hs32": ["knitmarket", "driverapp", "cuscotours"],
+    "hs33": ["hivelog", "olivepress", "huertapp"],
 }
 
 
