@@ -12,6 +12,7 @@ import pytest
 
 from ihmt import IHMT
 from ihmt.search.namesakes import first_names, surnames_in
+from ihmt.text.given_names import GIVEN_NAMES
 
 TEAM = [
     (
@@ -121,21 +122,48 @@ def _answer(tmp_path, texts: list[str], question: str):
 
 
 def test_a_first_name_the_list_lacks_is_a_person_where_memory_writes_of_one(tmp_path):
-    # "Wanjiru" is on no list of given names: the memories say she is someone
+    # "Mumbua" is on no list of given names: the memories say she is someone
+    assert "mumbua" not in GIVEN_NAMES
     result = _answer(
         tmp_path,
         [
-            "Wanjiru Kamau prefers Slack DMs; she mutes WhatsApp during working hours.",
-            "Wanjiru Njoroge prefers email with claims@mavuno.example copied; she is not on "
+            "Mumbua Kamau prefers Slack DMs; she mutes WhatsApp during working hours.",
+            "Mumbua Njoroge prefers email with claims@mavuno.example copied; she is not on "
             "our Slack.",
             "The payout batch runs at 10:00 EAT on weekdays.",
         ],
-        "how does Wanjiru prefer to be contacted?",
+        "how does Mumbua prefer to be contacted?",
     )
     assert result.ambiguous, result.reason
     assert result.reason_code == "namesakes"
     listed = " ".join(hit.content for hit in result.candidates)
     assert "Kamau" in listed and "Njoroge" in listed
+
+
+def test_a_listed_first_name_is_a_person_without_he_or_she(tmp_path):
+    # memories about someone who goes by "they" hold no "he" or "she": the list of given
+    # names is what says Sam is a person
+    result = _answer(
+        tmp_path,
+        [
+            "Sam Nakamura has a work phone now: 604-555-0192; use it for anything urgent.",
+            "For cutover day only, Sam Whitford gave Camila their direct cell, 778-555-0163.",
+            "The sensor map refreshes every ten minutes from the hourly readings table.",
+        ],
+        "what's Sam's phone number?",
+    )
+    assert result.ambiguous, result.reason
+    assert result.reason_code == "namesakes"
+    listed = " ".join(hit.content for hit in result.candidates)
+    assert "Nakamura" in listed and "Whitford" in listed
+
+
+def test_everyday_words_and_places_are_no_given_names():
+    # read as a person, "Una" would make a Spanish sentence's first word someone
+    for word in ("una", "loan", "sydney", "robin", "ante", "elle", "ville"):
+        assert word not in GIVEN_NAMES, word
+    for name in ("sam", "fiona", "gunnar", "mette", "wanjiru", "montse", "callum"):
+        assert name in GIVEN_NAMES, name
 
 
 def test_a_name_the_list_lacks_stays_a_product_where_no_person_is_written_of(tmp_path):
