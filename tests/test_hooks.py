@@ -1451,6 +1451,23 @@ def test_spanish_statements_corrections_decisions_and_requests_typed_to_an_agent
     assert not replies_to_agent("Si la API falla, ¿qué hacemos?")
 
 
+def test_a_value_after_an_article_and_a_fact_after_a_request_are_kept():
+    """ "Usá el 8010 para gunicorn" sets a value as "use 8010" does, the article between them
+    aside; a request that goes on to tell something ("Hacé las dos, pero además ya agrandé el
+    droplet: lo pasé al de 4 GB") is kept for what it tells. A request alone stays work."""
+    from ihmt.loop.extract import durable_sentence
+
+    assert durable_sentence("Usá el 8010 para gunicorn.") == "decision"
+    assert durable_sentence("Use the 2.1 image for the worker.") == "decision"
+    assert durable_sentence("Dejalo en 30 segundos.") == "decision"
+    told = "Hacé las dos, pero además ya agrandé el droplet: lo pasé al de 4 GB."
+    assert durable_sentence(told) == "statement"
+    assert durable_sentence("Fix the flaky test, but the runner has 8 GB now.") == "statement"
+    assert durable_sentence("Hacé las dos y después corré los tests.") == ""
+    assert durable_sentence("Run the tests, but don't push yet.") == ""
+    assert durable_sentence("Use the staging bucket for that.") == ""
+
+
 def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():
     """A rule or a correction often carries its point in the next sentence ("never delete a
     movement. If someone gets it wrong, a counter-entry is made"): it is kept with it; after

@@ -56,7 +56,10 @@ _SETS_VALUE = re_cache.compile(
     r"|cambi[aá](?:lo|la|los|las)?|pon[eé]?(?:lo|la|los|las)?|sub[ií](?:lo|la)?|"
     r"baj[aá](?:lo|la)?|pas[aá](?:lo|la|los|las)|dej[aá](?:lo|la|los|las)|us[aá]|"
     r"aument[aá](?:lo|la)?|reduc[ií](?:lo|la)?)\b"
-    r"(?=\s+\S*\d|:\s*[^.!?]{0,40}\d|[^.!?]{0,40}?,\s*\d|.*(?:\b(?:to|it|at|[àa]|sur)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
+    # the value may follow an article ("usá el 8010 para gunicorn", "use the 2.1 image") and,
+    # in Spanish, "en" ("dejalo en 30")
+    r"(?=\s+(?:(?:the|a|an|el|la|los|las|un|una|le|les)\s+)?\S*\d|:\s*[^.!?]{0,40}\d"
+    r"|[^.!?]{0,40}?,\s*\d|.*(?:\b(?:to|it|at|[àa]|sur|en)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
     r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|\ben vez de\b|\ben lugar de\b"
     r"|,\s*(?:not|pas|no)\s+\w))",
     re.I,
@@ -176,6 +179,11 @@ _NEVER_MIND = re_cache.compile(r"^\W*never mind\b", re.I)
 _ASIDE = re_cache.compile(
     r"^\W*(?:while|since|before|when|as) you(?:'re| are)?\b[^:.!?]{0,30}[:,]\s*(?=\w)", re.I
 )
+# what a request goes on to tell ("Hacé las dos, pero además ya agrandé el droplet: lo pasé al
+# de 4 GB"; "fix the flaky test, but the runner has 8 GB now")
+_TOLD_AFTER = re_cache.compile(
+    r"[,;]\s*(?:but|pero|aunque|mais)\b\W*(?:(?:also|además|ademas|aussi|ya|déjà)\b\W*)?", re.I
+)
 # an opener before what is said ("Otra cosa: el frigorífico al final carga 320 cajas", "Ah,
 # Joaquín se suma al backend", "One more thing: actually it's 8443"): a correction is told by
 # what follows it
@@ -274,7 +282,9 @@ def durable_sentence(sentence: str) -> str:
     if short:
         return ""
     if REQUEST.search(sentence):
-        return ""
+        # a request with something told after it: the told part is judged alone
+        after = _TOLD_AFTER.search(sentence)
+        return durable_sentence(sentence[after.end() :]) if after else ""
     told = _ASIDE.sub("", sentence, count=1)
     if _LISTENER.search(told) and not _FIRST_PERSON.search(told):
         stated = _IF_YOU.sub("", told)
