@@ -1452,8 +1452,8 @@ def test_spanish_statements_corrections_decisions_and_requests_typed_to_an_agent
 
 
 def test_a_value_after_an_article_and_a_fact_after_a_request_are_kept():
-    """ "Usá el 8010 para gunicorn" sets a value as "use 8010" does, the article between them
-    aside; a request that goes on to tell something ("Hacé las dos, pero además ya agrandé el
+    """An article between the verb and the value changes nothing ("Usá el 8010 para gunicorn"
+    sets a value as "use 8010" does); a request that goes on to tell something ("Hacé las dos, pero además ya agrandé el
     droplet: lo pasé al de 4 GB") is kept for what it tells. A request alone stays work."""
     from ihmt.loop.extract import durable_sentence
 
@@ -1466,6 +1466,22 @@ def test_a_value_after_an_article_and_a_fact_after_a_request_are_kept():
     assert durable_sentence("Hacé las dos y después corré los tests.") == ""
     assert durable_sentence("Run the tests, but don't push yet.") == ""
     assert durable_sentence("Use the staging bucket for that.") == ""
+
+
+def test_a_value_set_by_more_verbs_a_value_put_for_another_and_a_choice_told_as_an_order():
+    """More verbs set a value ("drop the leg cache TTL to 6h" as "lower" does); "Sunquest now
+    sends to 6671, not 6661" puts one value in place of another after a longer subject; "go with
+    merge, 3-day lookback" is a choice. "go for it" and "go ahead" pick nothing."""
+    from ihmt.loop.extract import durable_sentence
+
+    assert durable_sentence("drop the leg cache TTL to 6h") == "decision"
+    assert durable_sentence("keep it at 5 retries") == "decision"
+    assert durable_sentence("Sunquest now sends to 6671, not 6661.") == "decision"
+    assert durable_sentence("go with merge, 3-day lookback") == "decision"
+    assert durable_sentence("ok, go with the short code column") == "decision"
+    assert durable_sentence("go for it") == ""
+    assert durable_sentence("go ahead with it") == ""
+    assert durable_sentence("drop the table and start over") == ""
 
 
 def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():

@@ -50,6 +50,7 @@ _REJECT = re_cache.compile(
 _SETS_VALUE = re_cache.compile(
     r"^\W*(?:(?:also|and|so|ok|okay|then|pls|please)\W+)*"
     r"(?:change|make|set|switch|move|bump|raise|lower|increase|decrease|reduce|extend|use|put"
+    r"|drop|cut|cap|limit|trim|shorten|double|halve|keep|bring"
     # French: "mets 45 s", "passe le TTL à 45 s", "utilise uv plutôt que conda"
     r"|mets|mettez|passe|r[èe]gle|monte|baisse|augmente|r[ée]duis|utilise|prends|garde|ajoute"
     # Spanish: "cambialo: por defecto 5", "poné 45 s", "subilo a 30", "usá 9464"
@@ -64,11 +65,15 @@ _SETS_VALUE = re_cache.compile(
     r"|,\s*(?:not|pas|no)\s+\w))",
     re.I,
 )
+# a choice told as an order: "go with merge, 3-day lookback", "ok go with the short code column"
+_GO_WITH = re_cache.compile(
+    r"^\W*(?:(?:ok|okay|yes|yeah|sure|fine|then|so|and|alright)\W+)*go with\b", re.I
+)
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
 _VALUE_NOT_VALUE = re_cache.compile(
     r"^\W*(?:(?:but|and|so|ok|okay|then|no|nah|mais|et|non|pero|y|entonces)\W+)*"
-    r"(?:[^\W\d]+\s+){0,2}\S*\d"
+    r"(?:[^\W\d]+\s+){0,5}\S*\d"
     r"[^,;.!?]{0,25},?\s+(?:not|pas|no)\s+(?:[^\W\d]+\s+){0,2}\S*\d",
     re.I,
 )
@@ -277,7 +282,11 @@ def durable_sentence(sentence: str) -> str:
         return ""
     if not short and (CORRECTION.search(sentence) or CORRECTION.search(_OPENER.sub("", sentence))):
         return "correction"
-    if _SETS_VALUE.search(sentence) or _VALUE_NOT_VALUE.search(sentence):
+    if (
+        _SETS_VALUE.search(sentence)
+        or _VALUE_NOT_VALUE.search(sentence)
+        or _GO_WITH.match(sentence)
+    ):
         return "decision"  # "make it 4pm", "use 9464": short, but a value set
     if short:
         return ""
