@@ -1453,8 +1453,9 @@ def test_spanish_statements_corrections_decisions_and_requests_typed_to_an_agent
 
 def test_a_value_after_an_article_and_a_fact_after_a_request_are_kept():
     """An article between the verb and the value changes nothing ("Usá el 8010 para gunicorn"
-    sets a value as "use 8010" does); a request that goes on to tell something ("Hacé las dos, pero además ya agrandé el
-    droplet: lo pasé al de 4 GB") is kept for what it tells. A request alone stays work."""
+    sets a value as "use 8010" does); a request that goes on to tell something ("Hacé las
+    dos, pero además ya agrandé el droplet: lo pasé al de 4 GB") is kept for what it tells.
+    A request alone stays work."""
     from ihmt.loop.extract import durable_sentence
 
     assert durable_sentence("Usá el 8010 para gunicorn.") == "decision"
