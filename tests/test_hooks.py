@@ -1485,6 +1485,35 @@ def test_a_value_set_by_more_verbs_a_value_put_for_another_and_a_choice_told_as_
     assert durable_sentence("drop the table and start over") == ""
 
 
+def test_the_agents_question_before_what_the_choice_weighs_is_answered_by_the_reply():
+    """The agent asks, then weighs the choice ("where should the warning go? We have two
+    outputs … If it goes to stderr …"): the reply answers that question. A question the agent
+    answers itself ("why did the build fail? The cache was stale.") is no question put to the
+    user; and "Read-only." names a way, it is no order to read."""
+    from ihmt.loop.extract import extract, question_answered
+    from ihmt.loop.transcript import Turn
+
+    asked = Turn(
+        "assistant",
+        "Before I write them: where should the deprecation warning go? We have two outputs, "
+        "stderr and the log. If it only goes to the log, cron users never see it. If it goes "
+        "to stderr, cron mails it on every run.",
+    )
+    reply = Turn("user", "stderr, always. cron mail is the point")
+    assert "where should the deprecation warning go?" in question_answered([asked, reply], 1)[0]
+    (kept,) = extract([asked, reply])
+    assert kept.text.startswith("stderr, always.") and "in reply to" in kept.text
+    told = Turn(
+        "assistant",
+        "Why did the build fail? The cache was stale. I cleared it and the build is green. "
+        "The nightly runs at 02:00.",
+    )
+    assert question_answered([told, Turn("user", "great, merging now")], 1) == ("", "")
+    valves = Turn("assistant", "Should the node also switch the valves? There's a relay pin.")
+    (pick,) = extract([valves, Turn("user", "No. Read-only. The nodes never actuate anything.")])
+    assert "Read-only." in pick.text
+
+
 def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():
     """A rule or a correction often carries its point in the next sentence ("never delete a
     movement. If someone gets it wrong, a counter-entry is made"): it is kept with it; after

@@ -342,6 +342,17 @@ def speaker_of(text: str) -> tuple[str, str]:
     return match.group(1), text[match.end() :]
 
 
+# how far back in the agent's message a question to the user is looked for, and what asks the
+# user rather than the agent itself ("why did the build fail? The cache was stale.")
+ASKED_BACK = 5
+_ASKS_USER = re_cache.compile(
+    r"\b(?:should|shall|do you|would you|want|prefer|ok(?:ay)? (?:if|to|with)|which one|"
+    r"deber[ií]a|quer[eé]s|quieres|prefer[ií]s|prefieres|te parece|"
+    r"dois-je|veux-tu|voulez-vous|pr[ée]f[èe]res|pr[ée]f[ée]rez)\b",
+    re.I,
+)
+
+
 def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
     """The question the message ``turns[i]`` answers and who asked it ("" for the agent): a
     question among the last two sentences of the nearest earlier turn that says something (a
@@ -358,6 +369,14 @@ def question_answered(turns: list[Turn], i: int) -> tuple[str, str]:
             continue
         if earlier.role == "user" and asker.lower() == speaker:
             return "", ""  # the same person's own earlier message
+        if not questions and earlier.role == "assistant":
+            # the agent's question to the user followed by what the choice weighs ("where
+            # should the warning go? We have two outputs … If it goes to stderr …")
+            questions = [
+                s
+                for s in said[-ASKED_BACK:]
+                if s.rstrip().endswith("?") and _ASKS_USER.search(s) and not _looks_like_code(s)
+            ][-1:]
         if not questions:
             return "", ""
         # the agent's "it" points back to its own explanation; a person's question in a

@@ -71,6 +71,8 @@ REQUEST = re_cache.compile(
     r"tell|give|find|list|rename|move|debug|test|build|install|open|read|use|help|let's|"
     r"lets|go|continue|do|commit|push|review|summarize|describe|undo|revert|format|bump|convert|"
     r"split|profile|deploy|merge|rebase|clean|restart|rerun)\b"
+    # "Read-only.", "Build-time only", "Test-first": one word naming a way, not an order
+    r"(?!-\w)"
     # "debug should point at stage-eu", "test runs are slow": a subject, not an order; "Update:",
     # "Update on timing:", "change of plans": a label or a noun
     r"(?!\s+(should|would|could|is|are|was|were|will|must|can|has|have|had|runs?|builds?|of)\b)"
