@@ -1483,6 +1483,10 @@ def test_a_value_set_by_more_verbs_a_value_put_for_another_and_a_choice_told_as_
     assert durable_sentence("go for it") == ""
     assert durable_sentence("go ahead with it") == ""
     assert durable_sentence("drop the table and start over") == ""
+    # a word or two between the verb and the value, or a bound ("under 300KB")
+    assert durable_sentence("make the grace 60 seconds, wifi is terrible there") == "decision"
+    assert durable_sentence("Keep each photo under 300KB.") == "decision"
+    assert durable_sentence("One rule from the start: no force unwraps outside tests.") == "rule"
 
 
 def test_the_agents_question_before_what_the_choice_weighs_is_answered_by_the_reply():

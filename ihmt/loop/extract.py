@@ -59,8 +59,9 @@ _SETS_VALUE = re_cache.compile(
     r"aument[aá](?:lo|la)?|reduc[ií](?:lo|la)?)\b"
     # the value may follow an article ("usá el 8010 para gunicorn", "use the 2.1 image") and,
     # in Spanish, "en" ("dejalo en 30")
-    r"(?=\s+(?:(?:the|a|an|el|la|los|las|un|una|le|les)\s+)?\S*\d|:\s*[^.!?]{0,40}\d"
-    r"|[^.!?]{0,40}?,\s*\d|.*(?:\b(?:to|it|at|[àa]|sur|en)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
+    r"(?=\s+(?:(?:the|a|an|each|every|el|la|los|las|un|una|le|les)\s+)?(?:[^\W\d]+\s+)?\S*\d"
+    r"|:\s*[^.!?]{0,40}\d|[^.!?]{0,40}?,\s*\d"
+    r"|.*(?:\b(?:to|it|at|[àa]|sur|en|under|below|above|within)\s+(?:\S+\s+){0,2}?\S*\d|\binstead of\b"
     r"|\brather than\b|\bau lieu de\b|\bplut[ôo]t que\b|\ben vez de\b|\ben lugar de\b"
     r"|,\s*(?:not|pas|no)\s+\w))",
     re.I,

@@ -20,6 +20,8 @@ RULE = re_cache.compile(
     r"n'oublie pas|retiens que|note que|garde en t[êe]te)\b"
     r"|\b(new rule|the rule is|rule:|important:|regla:|regla de oro|(?<!cambio )importante:|r[èe]gle absolue|r[èe]gle ?:|nouvelle r[èe]gle)"
     r"|\brules? (for|about|on) [\w .#/-]{1,40}:"  # "rule for looker: explores only …"
+    # "One rule from the start: no force unwraps", "a rule from day one: …"
+    r"|\brule from [\w ]{1,20}:"
     # "don't hand-edit anything in src/gen, ever", "no !! in nfc:validation, ever"
     r"|,\s*ever\b",
     re.I,
