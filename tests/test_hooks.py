@@ -1518,6 +1518,30 @@ def test_the_agents_question_before_what_the_choice_weighs_is_answered_by_the_re
     assert "Read-only." in pick.text
 
 
+def test_a_reply_opening_with_a_name_the_agent_weighed_keeps_the_pick():
+    """The agent weighs tools without asking ("Twilio is the default; 46elks is cheaper for
+    Nordic numbers"); a reply opening with one of their names picks it: the name is kept with
+    the agent's sentence about it. A reply opening otherwise, or naming nothing the agent
+    said, stays as it was."""
+    from ihmt.loop.extract import extract, pick_named
+    from ihmt.loop.transcript import Turn
+
+    weighed = Turn(
+        "assistant",
+        "For SMS: Twilio is the default choice; 46elks is cheaper for Nordic numbers and has a "
+        "simple REST API. Vonage is another option.",
+    )
+    reply = Turn("user", "46elks. The client already has an account there.")
+    assert "46elks is cheaper" in pick_named([weighed, reply], 1)
+    (kept,) = extract([weighed, reply])
+    assert kept.text.startswith("46elks.") and "in reply to" in kept.text
+    assert "Pagy is much lighter" in pick_named(
+        [Turn("assistant", "Pagy is much lighter than Kaminari."), Turn("user", "Pagy then")], 1
+    )
+    assert pick_named([weighed, Turn("user", "Mailgun. We have an account.")], 1) == ""
+    assert pick_named([weighed, Turn("user", "ok. do it")], 1) == ""
+
+
 def test_the_sentence_after_a_rule_or_a_correction_is_kept_with_it():
     """A rule or a correction often carries its point in the next sentence ("never delete a
     movement. If someone gets it wrong, a counter-entry is made"): it is kept with it; after

@@ -490,12 +490,42 @@ def _names_the_proposal(agent_text: str, reply: str) -> bool:
     )
 
 
+def pick_named(turns: list[Turn], i: int) -> str:
+    """The agent's sentence naming what the reply ``turns[i]`` opens with, when that opening
+    is a bare name ("46elks. The client already has an account there" to "… 46elks (Swedish)
+    is cheaper for Nordic numbers …"; "Pagy then"): the reply picks it, and the sentence says
+    what it was picked for. "" when the reply opens otherwise or the agent named no such thing."""
+    if i == 0 or turns[i - 1].role != "assistant":
+        return ""
+    first = speaker_of(turns[i].text)[1].strip()
+    first = re.split(r"(?<=[.!?,;:])\s", first, maxsplit=1)[0].strip(" .!,;:")
+    first = _PICK_TAIL.sub("", first)
+    words = re.findall(r"[\w.+#/-]+", first)
+    if not words or len(words) > PICK_WORDS or ACK.search(first) or _REJECT.search(first):
+        return ""
+    if not any(len(w) >= 3 and not w.isdigit() for w in words):
+        return ""
+    named = re.compile(r"(?<![\w-])" + re.escape(first) + r"(?![\w-])", re.I)  # noqa: TID251
+    for sentence in sentences(turns[i - 1].text):
+        if named.search(sentence) and not _looks_like_code(sentence):
+            return sentence[:REFERENT_CHARS]
+    return ""
+
+
+# "Pagy then", "WeasyPrint, then": what follows the name of a pick says nothing more
+_PICK_TAIL = re_cache.compile(r"\s+(?:then|it is|please|pls|for now|entonces|alors)$", re.I)
+
+
 def extract(turns: list[Turn]) -> list[Captured]:
     """The memories in these turns, in order."""
     out: list[Captured] = []
     for i, turn in enumerate(turns):
         if turn.role == "user":
-            item = _from_user(turn, *question_answered(turns, i), option_picked(turns, i))
+            question, asker = question_answered(turns, i)
+            option = option_picked(turns, i)
+            if not question and not option[1]:
+                question = pick_named(turns, i)
+            item = _from_user(turn, question, asker, option)
             if item is not None:
                 out.append(item)
             continue
