@@ -512,6 +512,16 @@ def pick_named(turns: list[Turn], i: int) -> str:
     return ""
 
 
+def _accepts_proposal(turns: list[Turn], i: int) -> bool:
+    """Whether the reply names what the agent's turn before it proposed: the proposal is kept
+    as agreed (``extract``), and the pick with it would say the same twice."""
+    return (
+        i > 0
+        and turns[i - 1].role == "assistant"
+        and _names_the_proposal(turns[i - 1].text, turns[i].text)
+    )
+
+
 # "Pagy then", "WeasyPrint, then": what follows the name of a pick says nothing more
 _PICK_TAIL = re_cache.compile(r"\s+(?:then|it is|please|pls|for now|entonces|alors)$", re.I)
 
@@ -523,7 +533,7 @@ def extract(turns: list[Turn]) -> list[Captured]:
         if turn.role == "user":
             question, asker = question_answered(turns, i)
             option = option_picked(turns, i)
-            if not question and not option[1]:
+            if not question and not option[1] and not _accepts_proposal(turns, i):
                 question = pick_named(turns, i)
             item = _from_user(turn, question, asker, option)
             if item is not None:
