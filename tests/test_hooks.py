@@ -1334,6 +1334,13 @@ def test_options_in_bold_a_pick_named_first_and_an_approved_recommendation_are_k
     )
     (part,) = extract([pdf, _user("ok, dompdf. the layout is simple anyway")])
     assert "(option A:" in part.text
+    # numbers in brackets within a sentence label options too
+    inline = _agent(
+        "For clustering there are three choices: (1) snapshot_date only, (2) snapshot_date "
+        "then store_id, (3) store_id then snapshot_date. Dashboards filter on a date range."
+    )
+    (two,) = extract([inline, _user("2, date then store")])
+    assert '(option 2: "snapshot_date then store_id")' in two.text
     # "ok, sounds good" to the agent's own recommendation picks it; a refusal picks nothing
     advice = _agent(
         "Two options: A) group inserts with pgx.Batch, maybe 3-5x faster. B) CopyFrom into a "

@@ -13,9 +13,10 @@ import re
 from .. import re_cache
 
 MAX_OPTION_CHARS = 160
-# a label that starts an option: "A)", "B:", "Option C.", "(b)", "2)", "3." at a line start
+# a label that starts an option: "A)", "B:", "Option C.", "(b)", "(2)", "2)", "3." at a line
+# start
 _LABEL = re_cache.compile(
-    r"(?:^|(?<=\s))(?:\*\*|__)?(?:\(([a-dA-D])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
+    r"(?:^|(?<=\s))(?:\*\*|__)?(?:\(([a-dA-D1-4])\)|(?:[Oo]ption\s+)?([A-D])[):.]|([1-4])\)"
     r"|(?:(?<=\n)|(?<=\s\s)|(?<=[:.!?]\s)|^)([1-4])\.)\s+"
 )
 # a reply that picks by label: "B", "B.", "b, the datastore", "option 2", "let's go with A"
@@ -49,7 +50,7 @@ def offered(text: str) -> dict[str, str]:
         body = " ".join(text[mark.end() : end].replace("**", "").split())
         body = re.split(r"(?<=[.!?])\s", body, maxsplit=1)[0]
         if body and label not in options:
-            options[label] = body[:MAX_OPTION_CHARS].rstrip()
+            options[label] = body[:MAX_OPTION_CHARS].rstrip(" ,;")
     return options if len(options) >= 2 else {}
 
 
