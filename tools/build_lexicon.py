@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,17 +223,22 @@ def synonym_table(groups: list[list[str]]) -> dict[str, str]:
 PREFIX = 3  # the table is cut into blocks by a form's first letters (see vocabulary._tables)
 
 
+def _tab_fields(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line number, tab-separated fields) of a two-column list, blank lines and ``#``
+    comments aside; nothing when the list does not exist."""
+    if not path.exists():
+        return
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip() and not line.startswith("#"):
+            yield number, line.split("\t")
+
+
 def read_phrases(path: Path, taken=lambda abbreviation: False) -> dict[tuple[str, ...], str]:
     """Folded multi-word term -> its abbreviation, from ``phrase<TAB>abbreviation`` lines; a
     phrase given two abbreviations keeps the first, and an abbreviation ``taken`` (the
     vocabulary reads it as another word) is left out."""
     phrases: dict[tuple[str, ...], str] = {}
-    if not path.exists():
-        return phrases
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
+    for number, fields in _tab_fields(path):
         # an elided French article is a word of its own to the tokenizer ("nom d'utilisateur"
         # is "nom", "d", "utilisateur")
         spelled = fold(fields[0]).replace("'", " ").replace("’", " ")
@@ -250,12 +256,7 @@ def read_kinds(path: Path) -> dict[str, tuple[str, ...]]:
     ``name<TAB>kind words`` lines ("fedora" -> linux distro os); a name listed twice keeps
     its first line."""
     kinds: dict[str, tuple[str, ...]] = {}
-    if not path.exists():
-        return kinds
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
+    for number, fields in _tab_fields(path):
         name = fold(fields[0].strip()) if len(fields) == 2 else ""
         words = tuple(fold(fields[1]).split()) if len(fields) == 2 else ()
         if not (name and " " not in name and 1 <= len(words) <= 4):
