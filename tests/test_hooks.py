@@ -1494,6 +1494,13 @@ def test_a_value_set_by_more_verbs_a_value_put_for_another_and_a_choice_told_as_
     assert durable_sentence("make the grace 60 seconds, wifi is terrible there") == "decision"
     assert durable_sentence("Keep each photo under 300KB.") == "decision"
     assert durable_sentence("One rule from the start: no force unwraps outside tests.") == "rule"
+    # a value told for what it applies to, and a person named to a listener
+    assert durable_sentence("14 days for anything in the big kit category") == "decision"
+    assert durable_sentence("30 minutos por turno") == "decision"
+    assert durable_sentence("2 tests failed in CI") == ""
+    named = "the contact there is Alasdair Munro if you need to write questions down"
+    assert durable_sentence(named) == "statement"
+    assert durable_sentence("you should use Spring Boot here") == ""
 
 
 def test_the_agents_question_before_what_the_choice_weighs_is_answered_by_the_reply():

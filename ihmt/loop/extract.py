@@ -70,6 +70,13 @@ _SETS_VALUE = re_cache.compile(
 _GO_WITH = re_cache.compile(
     r"^\W*(?:(?:ok|okay|yes|yeah|sure|fine|then|so|and|alright)\W+)*go with\b", re.I
 )
+# a value told for what it applies to: "14 days for anything in the big kit category", "5
+# retries per webhook", "30 minutos por turno"
+_VALUE_FOR = re_cache.compile(
+    r"^\W*(?:(?:and|but|so|ok|okay|y|pero)\W+)?\d[\d.,]*\s*[^\W\d]+\s+"
+    r"(?:for|per|por|para|pour|par)\s+\w",
+    re.I,
+)
 # a value put in place of another the agent proposed: "but 15 days, not 10", "port 8443, not
 # 443", "3 retries, not 5"
 _VALUE_NOT_VALUE = re_cache.compile(
@@ -171,6 +178,8 @@ _MES = r"(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre
 _MOIS = r"(janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|septembre|octobre|novembre|d[ée]cembre)"
 _SPECIFIC = re_cache.compile(
     r"[^\W_][-_./:@][^\W_]|#[^\W\d_][\w-]+"
+    # a person's full name after "is" or "contact": "the contact there is Alasdair Munro"
+    r"|\b(?:is|are|contact|ask|email|call)\s+(?-i:[A-Z][a-zà-ÿ]+\s+[A-Z][a-zà-ÿ]+)\b"
     # a date: "6 May", "May 6th", "6 de mayo"
     rf"|\b\d{{1,2}}(st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}(st|nd|rd|th)?\b"
     rf"|\b\d{{1,2}} de {_MES}\b|\b\d{{1,2}}(?:er)? {_MOIS}\b",
@@ -287,6 +296,7 @@ def durable_sentence(sentence: str) -> str:
         _SETS_VALUE.search(sentence)
         or _VALUE_NOT_VALUE.search(sentence)
         or _GO_WITH.match(sentence)
+        or _VALUE_FOR.match(sentence)
     ):
         return "decision"  # "make it 4pm", "use 9464": short, but a value set
     if short:
