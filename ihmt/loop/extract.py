@@ -484,12 +484,18 @@ def _explanation(turn: Turn) -> str:
 PICK_WORDS = 3  # a reply that only names the agent's proposal ("BrasilAPI.") is this short
 
 
+def _opening(reply: str) -> str:
+    """The reply's first clause, speaker label and marks aside ("BrasilAPI" of "BrasilAPI. no
+    second API as fallback"): where a pick by name is said."""
+    first = speaker_of(reply)[1].strip()
+    return re.split(r"(?<=[.!?,;:])\s", first, maxsplit=1)[0].strip(" .!,;:")
+
+
 def _names_the_proposal(agent_text: str, reply: str) -> bool:
     """Whether the reply opens by naming what the agent proposed ("I'd go with BrasilAPI and
     fall back to manual entry" — "BrasilAPI. no second API as fallback"): a pick as clear as
     "ok", said by its name."""
-    first = speaker_of(reply)[1].strip()
-    first = re.split(r"(?<=[.!?,;:])\s", first, maxsplit=1)[0].strip(" .!,;:")
+    first = _opening(reply)
     words = re.findall(r"[\w.+#/-]+", first)
     if not words or len(words) > PICK_WORDS:
         return False
@@ -507,9 +513,7 @@ def pick_named(turns: list[Turn], i: int) -> str:
     what it was picked for. "" when the reply opens otherwise or the agent named no such thing."""
     if i == 0 or turns[i - 1].role != "assistant":
         return ""
-    first = speaker_of(turns[i].text)[1].strip()
-    first = re.split(r"(?<=[.!?,;:])\s", first, maxsplit=1)[0].strip(" .!,;:")
-    first = _PICK_TAIL.sub("", first)
+    first = _PICK_TAIL.sub("", _opening(turns[i].text))
     words = re.findall(r"[\w.+#/-]+", first)
     if not words or len(words) > PICK_WORDS or ACK.search(first) or _REJECT.search(first):
         return ""
