@@ -298,6 +298,13 @@ SETS = {
     # Toronto podcast-hosting service (Elixir and Phoenix, S3 to Cloudflare R2, Heroku to
     # Render; two Priyas, a Guadalajara support contractor writing Spanish)
     "blind48": ["geovolt", "montebus", "podnest"],
+    # written blind in the forty-sixth session: a Halifax marine weather-buoy data platform
+    # team (Rust ingest services, Kafka, ClickHouse, a colo rack partly to AWS; two Connors, a
+    # Valparaíso contractor writing Spanish), a Madrid fintech's corporate expense-card backend
+    # team (Kotlin, PostgreSQL, Kafka, Google Cloud to AWS; two Lucías, much Spanish), a
+    # Melbourne theatre-ticketing startup (Rails, Sidekiq, MySQL to PostgreSQL, Heroku to
+    # Fly.io, Stripe; two Ngozis, a Bogotá contractor writing Spanish)
+    "blind49": ["tidelog", "cartera", "stagekit"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -69,6 +69,7 @@ BATCHES = {
     "hs31": ["dentalbook", "dronemap", "bodegaapp"],
     "hs32": ["knitmarket", "driverapp", "cuscotours"],
     "hs33": ["hivelog", "olivepress", "huertapp"],
+    "hs34": ["kilnlog", "ferrybook", "tianguis"],
 }
 
 
