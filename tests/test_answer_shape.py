@@ -731,6 +731,33 @@ def test_the_passage_holds_the_line_where_the_asked_words_meet():
     assert "within 15 minutes" in passage.text
 
 
+def test_the_line_that_answers_alone_is_shown_beside_a_window_about_the_topic():
+    from ihmt.search.passage import best_passage
+
+    # a section that repeats the question's words on many lines, none with a value ...
+    section = [
+        "## Gateways and the OTA manifest",
+        "Gateways read the OTA manifest to learn about new firmware.",
+        "The OTA manifest lists the new firmware image and its checksum.",
+        "Gateways verify the manifest signature before any new firmware.",
+        "A gateway pinned in the OTA manifest ignores new firmware.",
+    ]
+    filler = [
+        f"- field {i}: described in the schema file and kept for old devices" for i in range(25)
+    ]
+    # ... and, further on, the one line that says how often (no word of the question the
+    # section lacks), among unrelated notes
+    notes = [f"- note {i} about the build server's disk and its cleanup job" for i in range(12)]
+    answer = "- Gateways read it every 6 hours, with random jitter."
+    text = "\n".join(["# Release process", *section, *filler, *notes, answer, *notes])
+    passage = best_passage(text, "how often do gateways read the OTA manifest for new firmware?")
+    assert passage.first_line <= 2  # the window is the section ...
+    assert passage.last_line < text.split("\n").index(answer)
+    # ... and the line that answers is shown after it
+    assert passage.also_line == text.split("\n").index(answer) + 1
+    assert "every 6 hours" in passage.text
+
+
 def test_a_handle_counts_only_next_to_the_person_asked_about():
     shapes = shapes_asked("what's Nerea's Slack handle?")
     subject = subject_terms("what's Nerea's Slack handle?")

@@ -25,6 +25,12 @@ DENSEST_LINE = 1.0  # weight of the window's best single line beside the words i
 # long-document answers' median 528 -> 532 tokens; a second such line: one more)
 ALSO_LINE_CHARS = 400
 SHAPE_LINE = 0.5  # what holding the shape of answer asked adds to such a line's weight
+# the line outside the window that answers best on its own is shown after it instead, when it
+# weighs at least this share of the window's best line: the window gathers the question's
+# words from a section about the topic, the answer is one line further on ("- Gateways check
+# the manifest every 6 hours, …"). 136 corpora, long-document answers whose best memory holds
+# the answer: shown 1,003 -> 1,041 of 1,078, the passage 44 characters longer on average
+LONE_LINE_SHARE = 0.5
 
 
 @dataclass
@@ -93,7 +99,9 @@ def best_passage(content: str, question: str, budget: int = PASSAGE_CHARS) -> Pa
     shown = lines[start:end]
     if start > 0:
         shown = [lines[0].strip(), "…"] + shown
-    also = _line_for_the_rest(lines, line_terms, weight, start, end)
+    also = _line_alone(lines, line_terms, line_weight, start, end, bool(shapes))
+    if also is None:
+        also = _line_for_the_rest(lines, line_terms, weight, start, end)
     if also is not None:
         shown += ["…", lines[also]]
     return Passage(
@@ -128,6 +136,31 @@ def _line_for_the_rest(
     if pick is None or len(lines[pick]) > ALSO_LINE_CHARS:
         return None
     return pick
+
+
+def _line_alone(
+    lines: list[str],
+    line_terms: list[set[str]],
+    line_weight: list[float],
+    start: int,
+    end: int,
+    shaped: bool,
+) -> int | None:
+    """The line outside the window holding the most of the question's words by weight (and,
+    when a shape of answer is asked, holding one), when it is short enough to show and weighs
+    at least ``LONE_LINE_SHARE`` of the best line inside: a value on a line of its own is what
+    "how often …" asks, however many of the question's words the section around the window
+    repeats."""
+    inside = max(line_weight[start:end], default=0.0)
+    pick, pick_weight = None, 0.0
+    for i, found in enumerate(line_terms):
+        if i == 0 or start <= i < end or len(lines[i]) > ALSO_LINE_CHARS:
+            continue
+        if not found - {_SHAPE_MARK} or (shaped and _SHAPE_MARK not in found):
+            continue
+        if line_weight[i] > pick_weight:
+            pick, pick_weight = i, line_weight[i]
+    return pick if pick is not None and pick_weight > inside * LONE_LINE_SHARE else None
 
 
 def _lines_within(lines: list[str], start: int, budget: int) -> int:
