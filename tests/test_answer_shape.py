@@ -862,6 +862,21 @@ def test_a_snippet_of_a_long_memory_looks_past_the_words_of_its_title():
     assert "volatile-lru" in snippet
 
 
+def test_a_snippet_opens_before_the_word_whose_count_comes_first():
+    """A number stands just before the word of the question it counts; a stretch opening on
+    that word would cut it off."""
+    from ihmt.search.passage import best_snippet
+
+    content = (
+        "Incident 12 March: a certificate expired at 02:00 and nobody was paged because the "
+        "expiry alert went to an old mailbox, so it took the morning to notice. In all, 214 "
+        "refill-ready notifications of the iOS push service were lost in that outage, and "
+        "the pharmacies were told by phone which patients to call back before the weekend."
+    )
+    question = "what happened to refill-ready notifications in the iOS push outage?"
+    assert "214 refill-ready" in best_snippet(content, question, 140)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600),
