@@ -792,6 +792,17 @@ def test_statements_a_developer_types_are_kept_without_a_known_verb():
     assert durable_sentence("nice work on that one mate") == ""
 
 
+def test_where_things_go_said_of_a_plural_subject_is_kept():
+    from ihmt.loop.extract import durable_sentence
+
+    # "they go to", "alerts point to": where things are sent now, as "it goes to" is
+    said = "They go to the Synology in the back office now, over Tailscale."
+    assert durable_sentence(said) == "statement"
+    assert durable_sentence("The invoices point to the old bucket.") == "statement"
+    # an order to go somewhere is no fact
+    assert durable_sentence("Go to the settings page and click save.") == ""
+
+
 def test_a_role_a_three_word_rule_and_a_fact_after_an_aside_are_kept():
     from ihmt.loop.extract import durable_sentence
 

@@ -140,7 +140,8 @@ _STATEMENT = re_cache.compile(
     r"isnt|arent|wasnt|werent|dont|doesnt|didnt|wont|cant|hasnt|havent|thats|theres|"
     # a change reported ("launch slipped to 6 May", "the port changed from 8787", "freeze
     # moves to july 1", "Dag moved it", "Promovia changed")
-    r"\w+ed (to|from)|(moves|goes|points|comes|changes|switches) (to|from|in)|changed|moved|"
+    r"\w+ed (to|from)|(moves?|go|goes|points?|comes?|changes|switch|switches) (to|from|in)|"
+    r"changed|moved|"
     r"switched|migrated|upgraded|renamed|replaced|slipped|postponed|"
     # Spanish, as people type it ("ahora el voucher dura 72 horas", "se movió al 27 de marzo")
     r"es|son|est[aá]n?|era|fue|tiene|tienen|tenemos|usa|usan|usamos|corre|corren|dura|duran|"
