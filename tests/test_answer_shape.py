@@ -921,6 +921,17 @@ def test_a_price_is_held_with_its_currency_before_or_after_the_amount(text):
 
 @pytest.mark.parametrize(
     "text",
+    ["28.6p per kWh. Octopus business tariff.", "SMS cost 4 cents each.", "cuesta 40 céntimos"],
+)
+def test_a_price_in_the_smaller_unit_is_held(text):
+    shapes = tuple(s for s in shapes_asked("what does it cost?") if s.name == "price")
+    assert holds_shape(text, shapes)
+    # a resolution is no price
+    assert not holds_shape("The stream is 1080p now, 30 fps.", shapes)
+
+
+@pytest.mark.parametrize(
+    "text",
     ["the restic timer now fires at 03:15. The old time overlapped", "standup at 9:30."],
 )
 def test_a_time_that_ends_a_sentence_is_a_time(text):

@@ -281,6 +281,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf)\s?\d)"
             # ... or after the amount: "19.900 COP", "1.200 ARS"
             r"|(?i:\d\s?(?:ars|cop|pen|brl|chf|uyu)\b)"
+            # in the smaller unit: "12 cents", "40 céntimos"; pence written short only with
+            # what it is paid for ("24.1p per kWh", "8p/min"), as "1080p" is a resolution
+            r"|(?i:\d\s?(?:pence|cents?|c[ée]ntimos?|centavos?)\b)|\d(?:[.,]\d+)?p(?: per\b|/)"
         ),
         True,
     ),
