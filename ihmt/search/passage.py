@@ -26,7 +26,7 @@ DENSEST_LINE = 1.0  # weight of the window's best single line beside the words i
 ALSO_LINE_CHARS = 400
 SHAPE_LINE = 0.5  # what holding the shape of answer asked adds to such a line's weight
 # the line outside the window that answers best on its own is shown after it instead, when it
-# weighs at least this share of the window's best line: the window gathers the question's
+# weighs more than this share of the window's best line: the window gathers the question's
 # words from a section about the topic, the answer is one line further on ("- Gateways check
 # the manifest every 6 hours, …"). 136 corpora, long-document answers whose best memory holds
 # the answer: shown 1,003 -> 1,041 of 1,078, the passage 44 characters longer on average
@@ -148,7 +148,7 @@ def _line_alone(
 ) -> int | None:
     """The line outside the window holding the most of the question's words by weight (and,
     when a shape of answer is asked, holding one), when it is short enough to show and weighs
-    at least ``LONE_LINE_SHARE`` of the best line inside: a value on a line of its own is what
+    more than ``LONE_LINE_SHARE`` of the best line inside: a value on a line of its own is what
     "how often …" asks, however many of the question's words the section around the window
     repeats."""
     inside = max(line_weight[start:end], default=0.0)
