@@ -305,6 +305,13 @@ SETS = {
     # Melbourne theatre-ticketing startup (Rails, Sidekiq, MySQL to PostgreSQL, Heroku to
     # Fly.io, Stripe; two Ngozis, a Bogotá contractor writing Spanish)
     "blind49": ["tidelog", "cartera", "stagekit"],
+    # written blind in the forty-seventh session: a Vigo fish-auction bidding platform team
+    # (Go, NATS, PostgreSQL, an on-premises rack at the port to Hetzner; two Martas, notes in
+    # Spanish), a Welsh sheep-farming co-operative's livestock traceability system (Django,
+    # PostGIS, Celery, Azure to OVHcloud; two Rhyses, a Lisbon contractor writing Portuguese),
+    # a Santiago de Chile EV-charging network backend (Elixir/Phoenix, TimescaleDB, RabbitMQ,
+    # Google Cloud, billing moved in-house; two Camilas, much Chilean Spanish)
+    "blind50": ["lonjadigital", "sheepdip", "metrocarga"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -70,6 +70,7 @@ BATCHES = {
     "hs32": ["knitmarket", "driverapp", "cuscotours"],
     "hs33": ["hivelog", "olivepress", "huertapp"],
     "hs34": ["kilnlog", "ferrybook", "tianguis"],
+    "hs35": ["organtune", "lavanderia", "reefcount"],
 }
 
 
