@@ -37,9 +37,10 @@ def exported(model, digits: int | None = None) -> tuple:
     return tuple(forest)
 
 
-def fitted_classifier(inputs, labels, depth: int, rounds: int, rate: float):
+def fitted_classifier(inputs, labels, depth: int, rounds: int, rate: float, monotonic=None):
     """A HistGradientBoostingClassifier fitted with the settings all three forests use: fixed
-    seed, no early stopping, a little L2."""
+    seed, no early stopping, a little L2. ``monotonic``: one of -1, 0, 1 per input, the sign
+    the score must keep as that input grows (None: free)."""
     import numpy as np
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -50,6 +51,7 @@ def fitted_classifier(inputs, labels, depth: int, rounds: int, rate: float):
         l2_regularization=1.0,
         early_stopping=False,
         random_state=0,
+        monotonic_cst=monotonic,
     )
     model.fit(np.array(inputs), np.array(labels))
     return model

@@ -294,3 +294,33 @@ def test_a_memory_a_later_one_tells_the_change_of_is_not_put_back_ahead_of_it():
     # without the mark the same forest puts the old one first
     del old.changed_by
     assert [c.ref["id"] for c in reorder([new, old], ctx, favour_old)] == ["old", "new"]
+
+
+def feature_row(**values: float) -> list[float]:
+    row = [0.0] * len(FEATURES)
+    for name, value in values.items():
+        row[FEATURES.index(name)] = value
+    return row
+
+
+def test_a_leader_naming_nothing_asked_and_lacking_the_shape_gives_way_to_one_with_both():
+    stray = feature_row(no_shape=1.0, coverage=0.45, rarest=1.0)  # "The bastion host ..."
+    other = feature_row(no_shape=1.0, coverage=0.3)
+    named = feature_row(names=1.0, shape=1.0, coverage=0.24)  # "Grafana ... on mon-03..."
+    rows = [stray, other, named]
+    assert learned_order.named_answer_first([0, 1, 2], rows, set()) == [2, 0, 1]
+    # a leader naming what is asked, or holding the shape, keeps its place
+    half_named = feature_row(names=0.5, no_shape=1.0)
+    assert learned_order.named_answer_first([0, 1, 2], [half_named, other, named], set()) == [
+        0,
+        1,
+        2,
+    ]
+    shaped = feature_row(shape=1.0)
+    assert learned_order.named_answer_first([0, 1, 2], [shaped, other, named], set()) == [0, 1, 2]
+    # so does it when the only candidate with both is an old value a later memory corrects
+    assert learned_order.named_answer_first([0, 1, 2], rows, {2}) == [0, 1, 2]
+    # named without the shape, or the shape without the name, is not enough
+    assert learned_order.named_answer_first(
+        [0, 1, 2], [stray, other, feature_row(names=1.0, no_shape=1.0)], set()
+    ) == [0, 1, 2]

@@ -268,7 +268,8 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
     rows = features(window, ctx)
     inputs = model_input(rows)
     scores = [tree_score(trees, x) for x in inputs]
-    picked = fitted_order(scores, kept_back(inputs) | _changed_since(window))
+    kept = kept_back(inputs) | _changed_since(window)
+    picked = named_answer_first(fitted_order(scores, kept), rows, kept)
     ctx.scored = (
         [window[i] for i in picked],
         [rows[i] for i in picked],
@@ -279,6 +280,26 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
 
 _CORRECTED = FEATURES.index("corrected")
 _NEWER_NOW = FEATURES.index("newer_now")
+_NAMES = FEATURES.index("names")
+_SHAPE = FEATURES.index("shape")
+_NO_SHAPE = FEATURES.index("no_shape")
+
+
+def named_answer_first(picked: list[int], rows: list[list[float]], kept: set[int]) -> list[int]:
+    """The fitted order, unless its leader names none of what the question names and lacks
+    the shape of answer it asks for while another candidate names all of it and holds that
+    shape ("which host is Grafana on these days?": "The bastion host only accepts SSH keys"
+    against "Grafana and Prometheus now run on mon-03.faena.internal"); that one leads. On
+    the 139 agent-question corpora the leader was such a memory for 4 questions, never an
+    answer; the candidate put first instead answered one. A candidate in ``kept`` (an old value)
+    may not lead."""
+    lead = rows[picked[0]]
+    if lead[_NAMES] > 0 or lead[_NO_SHAPE] < 1:
+        return picked
+    for place, i in enumerate(picked[1:], 1):
+        if i not in kept and rows[i][_NAMES] >= 1 and rows[i][_SHAPE] >= 1:
+            return [i, *picked[:place], *picked[place + 1 :]]
+    return picked
 
 
 def kept_back(rows: list[list[float]]) -> set[int]:
