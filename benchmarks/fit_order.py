@@ -141,9 +141,7 @@ def right_first(rows: list[dict], forest) -> tuple[int, int]:
         trees = learned_order.forest(forest)
         inputs = learned_order.model_input(r["x"])
         scores = [learned_order.tree_score(trees, x) for x in inputs]
-        kept = learned_order.kept_back(inputs)
-        order = learned_order.fitted_order(scores, kept)
-        pick = learned_order.named_answer_first(order, r["x"], kept)[0]
+        pick = learned_order.window_order(scores, r["x"], inputs, set())[0]
         fitted += r["y"][pick] > 0
         earlier += r["y"][0] > 0
     return fitted, earlier

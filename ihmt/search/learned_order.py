@@ -268,8 +268,7 @@ def reorder(ranked: list, ctx: OrderContext, trees: Sequence | None = None) -> l
     rows = features(window, ctx)
     inputs = model_input(rows)
     scores = [tree_score(trees, x) for x in inputs]
-    kept = kept_back(inputs) | _changed_since(window)
-    picked = named_answer_first(fitted_order(scores, kept), rows, kept)
+    picked = window_order(scores, rows, inputs, _changed_since(window))
     ctx.scored = (
         [window[i] for i in picked],
         [rows[i] for i in picked],
@@ -283,6 +282,17 @@ _NEWER_NOW = FEATURES.index("newer_now")
 _NAMES = FEATURES.index("names")
 _SHAPE = FEATURES.index("shape")
 _NO_SHAPE = FEATURES.index("no_shape")
+
+
+def window_order(
+    scores: list[float], rows: list[list[float]], inputs: list[list[float]], held: set[int]
+) -> list[int]:
+    """Window positions in the order the stage gives them: the fitted order with corrected
+    memories (and ``held``, those a later one was found telling the change of) kept from the
+    lead, then the named answer's turn (``named_answer_first``). The fitting script scores
+    recorded windows through this same function."""
+    kept = kept_back(inputs) | held
+    return named_answer_first(fitted_order(scores, kept), rows, kept)
 
 
 def named_answer_first(picked: list[int], rows: list[list[float]], kept: set[int]) -> list[int]:
