@@ -312,6 +312,14 @@ SETS = {
     # a Santiago de Chile EV-charging network backend (Elixir/Phoenix, TimescaleDB, RabbitMQ,
     # Google Cloud, billing moved in-house; two Camilas, much Chilean Spanish)
     "blind50": ["lonjadigital", "sheepdip", "metrocarga"],
+    # written blind in the forty-eighth session: a Guadalajara tortilla distributor's route
+    # planning and ordering service (FastAPI, Redis, OR-Tools, PostgreSQL, Azure to Fly.io; two
+    # Alejandros, many notes in Mexican Spanish), an Austrian ski resort's lift-ticketing and
+    # gate system (Java 17, Spring Boot, Kafka, Oracle to PostgreSQL, on-premises to AWS
+    # Frankfurt; two Stefans, German words, an Argentinian contractor writing Spanish), a
+    # Montreal freelance data engineer's two clients (dbt, Snowflake, Airflow; BigQuery,
+    # Dagster), laptop and home server (two Juliens, notes in Spanish, client quotes in French)
+    "blind51": ["tortiruta", "bergbahn", "quaisdata"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

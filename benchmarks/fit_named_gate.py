@@ -71,6 +71,12 @@ BATCHES = {
     "hs33": ["hivelog", "olivepress", "huertapp"],
     "hs34": ["kilnlog", "ferrybook", "tianguis"],
     "hs35": ["organtune", "lavanderia", "reefcount"],
+    # written blind in the forty-eighth session: a Cape Town kombucha brewery's batch log
+    # (SvelteKit, SQLite to PostgreSQL, Fly.io; English with Afrikaans words), a Buenos Aires
+    # subway-alerts backend (Kotlin/Ktor, Redis, Google Cloud; all Rioplatense Spanish), a
+    # Rotterdam container terminal's crane telemetry (Rust, MQTT, InfluxDB to TimescaleDB,
+    # Kubernetes; a Polish developer writing English)
+    "hs36": ["fermentlab", "subteapp", "yardcrane"],
 }
 
 
