@@ -40,6 +40,10 @@ TEAM = [
         ("what's Luis Ortega's mobile number?", "phone"),
         ("what's Kasper Riis's mobile?", "phone"),
         ("what's Jordi's Signal number?", "phone"),
+        ("what's the phone of the night porter?", "phone"),
+        ("what's the on-call phone?", "phone"),
+        ("what's Imre's office phone extension?", "phone"),
+        ("quel est le numéro de téléphone de la mairie ?", "phone"),
         ("what's Laura's email address?", "email"),
         ("which port does the broker listen on?", "port"),
         ("what's the public IP of the VPS?", "ip"),
@@ -107,6 +111,10 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "what name does the unit show when a phone scans for it?",
         "¿qué teléfono usa Lucía para probar la app?",  # which device
         "when is a good time to phone the almond grower?",  # the verb
+        # a bare "phone" that is nobody's and is asked for by nothing is the device
+        "once the sync finishes, how does the phone learn there is new data?",
+        "how are clinics that only own a landline phone reminded of a visit?",
+        "how do the backup warnings end up on his phone?",
         "what's the ticket for replacing the IP allowlists with an egress proxy?",  # a rule
         "what happens when the price lookup is too slow?",  # a thing about prices
         "can you link the ticket to the PR?",  # the verb

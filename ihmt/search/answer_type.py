@@ -54,14 +54,6 @@ _UNITS = (
 )
 
 
-# "on their phone", "from my phone": the device in someone's hand
-_ON_A_PHONE = "".join(
-    f"(?<!{place} {whose} )"
-    for place in ("on", "from", "via", "with", "in")
-    for whose in ("their", "his", "her", "my", "your", "our", "the", "a")
-)
-
-
 # an amount follows its currency: "CLP 3.600.000", "$ 1.250.000" are no phone numbers
 _NOT_AFTER_CURRENCY = "(?<![$€£])(?<![$€£] )" + "".join(
     f"(?<!{code} )(?<!{code.upper()} )"
@@ -171,16 +163,19 @@ PLACE_REACH = 70  # characters after such a word where its place is written
 SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "phone",
-        # "the phone app", "a phone model": the phone as a thing, not its number
+        # a bare "phone" is mostly the device ("how does the phone know to fetch it?", "a basic
+        # phone", "reach her phone"): a number is asked for by "phone number", by someone's
+        # phone ("Ana's phone", "the phone of the NOC") or by what the phone is ("what's the
+        # on-call phone?")
         _cue(
-            # "which Android phone", "on their phone": the device, not its number; "phone
-            # the grower", "a good time to phone": the verb
-            r"(?<!which )(?<!what )(?<!android )(?<!test )(?<!to )(?<!physical )(?<!a )"
-            + _ON_A_PHONE
-            + r"(?:phone|telephone)(?! (?:app|apps|application|screen|model|models|os|version"
-            r"|users?|call|calls|build|builds|test|tests|the|him|her|them|me|us|you)\b)"
+            r"(?:tele)?phone (?:numbers?|extension)|(?<=\w['’]s )(?:tele)?phone|(?<=s' )(?:tele)?phone"
+            r"|numero de telephone|(?:tele)?phone (?:of|for|du|de|des) (?!(?:the )?(?:app|apps|tests?|testing|builds?)\b)"
+            r"|(?<=what's )(?:(?:the|his|her|their|your|my) )?(?:[a-z-]+ )?(?:tele)?phone"
+            r"(?! (?:app|apps|application|screen|model|models|os|version|users?|builds?|tests?)\b)"
+            r"|(?<=what is )(?:(?:the|his|her|their|your|my) )?(?:[a-z-]+ )?(?:tele)?phone"
+            r"(?! (?:app|apps|application|screen|model|models|os|version|users?|builds?|tests?)\b)"
             # "¿qué teléfono usa para probar?": which device
-            r"|phone number|(?<=\w['’]s )phone|(?<=s' )phone|(?<!que )(?<!cual )telefono"
+            r"|(?<!que )(?<!cual )telefono"
             # a person's extension ("Ander's extension", "his desk extension"), not a
             # software one ("which Postgres extension")
             r"|(?<=\w['’]s )(?:desk )?extension|(?<=s' )(?:desk )?extension|desk extension"
