@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 
 from ihmt.render import compact_answer
 from ihmt.search import change_trees
-from ihmt.search.answer_type import holds_shape, shapes_asked, subject_terms
+from ihmt.search.answer_type import (
+    holds_shape,
+    shapes_asked,
+    shapes_ruling_not_found,
+    strict_shapes,
+    subject_terms,
+)
 from tests.test_answers import save_all  # saves with their dates, as an agent does
 
 TEAM = [
@@ -206,6 +212,16 @@ def test_phone_number_of_someone_whose_number_was_never_saved_is_not_found(memor
     assert result.reason_code == "lacks_shape"
     assert "phone number" in result.reason
     assert compact_answer(result).startswith("NOT FOUND")
+
+
+def test_a_time_of_day_missing_from_the_leading_memories_does_not_rule_not_found():
+    # the memory holding the hour is often not among the leaders ("at what hour ..." of "the
+    # export runs at 03:15"), so its absence there says nothing; a phone number's does
+    timed = shapes_asked("at what hour is the spreadsheet for the bookkeeper generated?")
+    assert [s.name for s in strict_shapes(timed)] == ["time"]
+    assert shapes_ruling_not_found(timed) == ()
+    phoned = shapes_asked("what's Luis Ortega's phone number?")
+    assert [s.name for s in shapes_ruling_not_found(phoned)] == ["phone"]
 
 
 def test_a_saved_phone_number_is_found(memory):

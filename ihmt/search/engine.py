@@ -48,6 +48,7 @@ from .answer_type import (
     names_subject,
     shape_terms,
     shapes_asked,
+    shapes_ruling_not_found,
     spelled_out,
     strict_shapes,
     subject_terms,
@@ -378,8 +379,9 @@ class SearchEngine:
         )
         # memories tied on the question's words, none holding the shape of answer it asks
         # for, are no choice to make: none answers
-        if not result.not_found and strict_shapes(shapes):
-            self._judge_shape(result, ranked, strict_shapes(shapes), subject, names, query.text)
+        ruling = shapes_ruling_not_found(shapes)
+        if not result.not_found and ruling:
+            self._judge_shape(result, ranked, ruling, subject, names, query.text)
             if result.not_found:
                 result.ambiguous, result.candidate_ids = False, []
         if not (result.not_found or result.ambiguous or facts or query.clue_terms) and as_question:
