@@ -144,6 +144,10 @@ def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question)
     [
         ("what's Irene's phone?", "Irene Castaño: +34 612 345 678, mornings only."),
         ("what's the minimum course price?", "Minimum course price is 19.900 COP."),
+        ("what does a locker cost per month?", "Lockers are S/ 35 a month at the Miraflores gym."),
+        ("what does a day pass cost?", "A day pass is $U 320 since March."),
+        ("what's the hosting cost?", "Hosting comes to roughly 2,300 NOK per month."),
+        ("what's the support fee?", "Support is billed at CAD 95/hour."),
         ("which Adyen API version are we on?", "Adyen API bumped from v68 to v71."),
         (
             "which Shopify Admin API version is the app on?",

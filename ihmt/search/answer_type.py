@@ -270,12 +270,16 @@ SHAPES: tuple[AnswerShape, ...] = (
         _Lazy(
             # a currency sign next to an amount ("$24", "7 €"), not "$(date +%F)" in a command
             r"[€$£¥]\s?\d|\d\s?[€$£¥]"
+            # the Peruvian sol and the Uruguayan peso by their signs: "S/ 52", "$U 50"
+            r"|(?<![\w/])S/\s?\d|\$U\s?\d"
             r"|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
             r"|pesos?)\b)"
             # the currency code first, as invoices and budgets write it: "USD 4,500"
-            r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf)\s?\d)"
-            # ... or after the amount: "19.900 COP", "1.200 ARS"
-            r"|(?i:\d\s?(?:ars|cop|pen|brl|chf|uyu)\b)"
+            r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf|uyu|cad|aud|nzd|nok|sek|dkk|pln"
+            r"|czk|huf|jpy|cny|inr|zar|kes|ngn|uf)\s?\d)"
+            # ... or after the amount: "19.900 COP", "1.200 ARS", "14,800 NOK"
+            r"|(?i:\d\s?(?:ars|cop|pen|brl|chf|uyu|cad|aud|nzd|nok|sek|dkk|pln|czk|huf|jpy|cny"
+            r"|inr|zar|kes|ngn)\b)"
             # in the smaller unit: "12 cents", "40 céntimos"; pence written short only with
             # what it is paid for ("24.1p per kWh", "8p/min"), as "1080p" is a resolution
             r"|(?i:\d\s?(?:pence|cents?|c[ée]ntimos?|centavos?)\b)|\d(?:[.,]\d+)?p(?: per\b|/)"
