@@ -54,6 +54,13 @@ _UNITS = (
 )
 
 
+# currency codes written before or after an amount ("CAD 95", "14,800 NOK"); the commonest
+# (EUR, USD, GBP...) have their own forms in the price pattern
+_CURRENCY_CODES = (
+    "ars|cop|pen|brl|chf|uyu|cad|aud|nzd|nok|sek|dkk|pln|czk|huf|jpy|cny|inr|zar|kes|ngn"
+)
+
+
 # an amount follows its currency: "CLP 3.600.000", "$ 1.250.000" are no phone numbers
 _NOT_AFTER_CURRENCY = "(?<![$€£])(?<![$€£] )" + "".join(
     f"(?<!{code} )(?<!{code.upper()} )"
@@ -66,7 +73,9 @@ class AnswerShape:
     name: str  # its reason code parameter ("phone"); ihmt/reasons.py words it
     asks: re.Pattern[str]  # on the folded question
     holds: _Lazy  # on the memory's text, as written (compiled on first use)
-    strict: bool  # no answer can lack it: absence from every candidate means NOT FOUND
+    # no answer can lack it: its absence from every leading candidate means NOT FOUND (unless
+    # absence_rules is off), and its values compare whole
+    strict: bool
     # held only next to the subject asked about: version numbers are everywhere in technical
     # notes, and "Ubuntu 24.04" says nothing about which version of Redis runs
     near_subject: bool = False
@@ -81,6 +90,13 @@ class AnswerShape:
     # "to", "from", "en"... counts only when it is no month or weekday and not what the
     # question names itself
     places: bool = False
+    # a strict shape whose absence from the leading memories is still no sign that memory
+    # lacks the answer: a time of day is asked in other words than the memory's ("at what
+    # hour do we generate the spreadsheet for the bookkeeper?" of "the invoicing export runs
+    # at 03:15"), so the memory holding it is often not among the leaders. Over the 145
+    # agent-question corpora that absence said NOT FOUND 9 times, 8 of them to questions
+    # memory answers. The shape still ranks and its values still compare whole.
+    absence_rules: bool = True
 
 
 class _Lazy:
@@ -170,10 +186,9 @@ SHAPES: tuple[AnswerShape, ...] = (
         _cue(
             r"(?:tele)?phone (?:numbers?|extension)|(?<=\w['’]s )(?:tele)?phone|(?<=s' )(?:tele)?phone"
             r"|numero de telephone|(?:tele)?phone (?:of|for|du|de|des) (?!(?:the )?(?:app|apps|tests?|testing|builds?)\b)"
-            r"|(?<=what's )(?:(?:the|his|her|their|your|my) )?(?:[a-z-]+ )?(?:tele)?phone"
-            r"(?! (?:app|apps|application|screen|model|models|os|version|users?|builds?|tests?)\b)"
-            r"|(?<=what is )(?:(?:the|his|her|their|your|my) )?(?:[a-z-]+ )?(?:tele)?phone"
-            r"(?! (?:app|apps|application|screen|model|models|os|version|users?|builds?|tests?)\b)"
+            r"|(?:(?<=what's )|(?<=what is ))(?:(?:the|his|her|their|your|my) )?(?:[a-z-]+ )?"
+            r"(?:tele)?phone(?! (?:app|apps|application|screen|model|models|os|version|users?"
+            r"|builds?|tests?)\b)"
             # "¿qué teléfono usa para probar?": which device
             r"|(?<!que )(?<!cual )telefono"
             # a person's extension ("Ander's extension", "his desk extension"), not a
@@ -275,11 +290,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?i:\d\s?(?:k|m)?\s?(?:eur|euros?|usd|dollars?|gbp|pounds?|dolares|mxn|clp"
             r"|pesos?)\b)"
             # the currency code first, as invoices and budgets write it: "USD 4,500"
-            r"|(?i:\b(?:eur|usd|gbp|mxn|clp|ars|cop|pen|brl|chf|uyu|cad|aud|nzd|nok|sek|dkk|pln"
-            r"|czk|huf|jpy|cny|inr|zar|kes|ngn|uf)\s?\d)"
+            r"|(?i:\b(?:eur|usd|gbp|mxn|clp|uf|" + _CURRENCY_CODES + r")\s?\d)"
             # ... or after the amount: "19.900 COP", "1.200 ARS", "14,800 NOK"
-            r"|(?i:\d\s?(?:ars|cop|pen|brl|chf|uyu|cad|aud|nzd|nok|sek|dkk|pln|czk|huf|jpy|cny"
-            r"|inr|zar|kes|ngn)\b)"
+            r"|(?i:\d\s?(?:" + _CURRENCY_CODES + r")\b)"
             # in the smaller unit: "12 cents", "40 céntimos"; pence written short only with
             # what it is paid for ("24.1p per kWh", "8p/min"), as "1080p" is a resolution
             r"|(?i:\d\s?(?:pence|cents?|c[ée]ntimos?|centavos?)\b)|\d(?:[.,]\d+)?p(?: per\b|/)"
@@ -306,6 +319,7 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|(?i:\bnoon\b|\bmidnight\b|mediod[ií]a|medianoche|\ba las \d)"
         ),
         True,
+        absence_rules=False,
     ),
     AnswerShape(
         "birthday",
@@ -1021,17 +1035,9 @@ def strict_shapes(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
     return tuple(shape for shape in shapes if shape.strict)
 
 
-# shapes whose absence from the leading memories is no sign that memory lacks the answer: a
-# time of day is asked in other words than the memory's ("at what hour do we generate the
-# spreadsheet for the bookkeeper?" of "the invoicing export runs at 03:15"), so the memory
-# holding it is often not among the leaders. Over the 145 agent-question corpora the rule
-# said NOT FOUND 9 times for times of day, 8 of them to questions memory answers.
-_NOT_RULED_BY_ABSENCE = frozenset({"time"})
-
-
 def shapes_ruling_not_found(shapes: tuple[AnswerShape, ...]) -> tuple[AnswerShape, ...]:
     """The strict shapes asked whose absence from every leading memory means NOT FOUND."""
-    return tuple(s for s in strict_shapes(shapes) if s.name not in _NOT_RULED_BY_ABSENCE)
+    return tuple(s for s in strict_shapes(shapes) if s.absence_rules)
 
 
 _NAMED = re_cache.compile(r"[A-Z][\w.+#]*|[\w.+#]*[\d._/-][\w.+#/-]*")
