@@ -320,6 +320,14 @@ SETS = {
     # Montreal freelance data engineer's two clients (dbt, Snowflake, Airflow; BigQuery,
     # Dagster), laptop and home server (two Juliens, notes in Spanish, client quotes in French)
     "blind51": ["tortiruta", "bergbahn", "quaisdata"],
+    # written blind in the forty-ninth session: a Nairobi mobile-money agent network's
+    # platform team (Go, gRPC, Kafka, M-Pesa, a Hetzner rack moved to AWS af-south-1; two
+    # Wanjirus, a Colombian tech lead's notes in Spanish, Swahili words), a Lisbon indie game
+    # studio's build and release pipeline (Unity, Jenkins to GitHub Actions with Mac runners,
+    # Steam and console certification; two Joaos, a Galician producer's Spanish notes), a
+    # Santiago de Chile public hospital's pharmacy inventory and dispensing system (Quarkus,
+    # HL7 and FHIR, barcode scanners, on-premises to Google Cloud; two Camilas, Chilean Spanish)
+    "blind52": ["pesapoint", "farolgames", "botiquin"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -77,6 +77,12 @@ BATCHES = {
     # Rotterdam container terminal's crane telemetry (Rust, MQTT, InfluxDB to TimescaleDB,
     # Kubernetes; a Polish developer writing English)
     "hs36": ["fermentlab", "subteapp", "yardcrane"],
+    # written blind in the forty-ninth session: a Seoul freelancer's subtitle timing tool for
+    # K-drama fan translators (Python, FFmpeg, Flask, Whisper alignment; English with Korean
+    # words), an Oaxaca coffee cooperative's lot traceability app (Django, HTMX, PostgreSQL,
+    # QR labels; all Mexican Spanish), a Scottish council's bin collection schedule API and SMS
+    # reminders (Node.js/TypeScript, PostgreSQL, a contractor's SOAP feed, Azure; Scots English)
+    "hs37": ["subtiming", "cafetrace", "binday"],
 }
 
 
