@@ -11,6 +11,7 @@ SHAPE_WORDS = {
     "phone": "a phone number",
     "email": "an e-mail address",
     "ip": "an IP address",
+    "network": "a network range",
     "port": "a port",
     "price": "a price",
     "time": "a time of day",

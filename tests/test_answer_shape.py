@@ -53,6 +53,10 @@ TEAM = [
         ("what's Laura's email address?", "email"),
         ("which port does the broker listen on?", "port"),
         ("what's the public IP of the VPS?", "ip"),
+        ("what CIDR does the prod VPC use?", "network"),
+        ("what's the address range of the SCADA VLAN?", "network"),
+        ("which subnet are the build runners on?", "network"),
+        ("¿en qué subred están los runners?", "network"),
         ("how much does the VPS cost per month?", "price"),
         ("what time is the standup?", "time"),
         ("¿a qué hora es la daily?", "time"),
@@ -1659,3 +1663,45 @@ def test_a_leader_holding_the_port_answers_an_abbreviation_it_does_not_spell(mem
     assert "5173" in result.best.content
     unnamed = memory.search("what port does Matomo's MariaDB listen on?")
     assert unnamed.not_found
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what's running the IB subnet manager?",
+        "what's the WireGuard profile for the EOL subnet called?",
+    ],
+)
+def test_a_subnet_named_for_something_else_asks_for_no_range(question):
+    assert "network" not in {shape.name for shape in shapes_asked(question)}
+
+
+def test_a_network_range_answers_a_cidr_question_without_the_word(memory):
+    """ "CIDR" is a notation, not a name no memory mentions: the memory giving the range in
+    it answers, and one that gives no range leaves the question NOT FOUND."""
+    ids = save_all(
+        memory,
+        [
+            (
+                "2026-03-01",
+                "The production VPC is 10.40.0.0/16 in eu-west-1, three private subnets.",
+            ),
+            ("2026-03-02", "The WireGuard tunnel to the office runs on wg-gw-01 since March."),
+            ("2026-03-03", "Lunch on Fridays is in the small meeting room."),
+        ],
+    )
+    answered = memory.search("what CIDR did we pick for the production VPC?")
+    assert not answered.not_found, answered.reason
+    assert answered.best.leaf_id == ids[0]
+    missing = memory.search("what IP range does the WireGuard tunnel hand out?")
+    assert missing.not_found and missing.reason_code == "lacks_shape"
+    assert missing.reason_params["shape"] == "network"
+
+
+def test_a_version_in_the_next_sentence_is_not_the_named_product_s():
+    shapes = shapes_asked("which Argo CD version are we running?")
+    subject = subject_terms("which Argo CD version are we running?")
+    assert not holds_shape(
+        "Argo CD syncs. - 14:58: All pods ready on v6; quotes resume.", shapes, subject
+    )
+    assert holds_shape("Deploys go through Argo CD 2.9 at argocd.internal.", shapes, subject)

@@ -248,6 +248,20 @@ SHAPES: tuple[AnswerShape, ...] = (
         True,
     ),
     AnswerShape(
+        "network",
+        # "what CIDR does the prod VPC use?", "the address range of the SCADA VLAN", "which
+        # subnet do the runners sit in?": a network, which a memory writes with its prefix
+        # ("10.42.0.0/24"); not "the subnet manager" nor "a subnet group"
+        _cue(
+            r"cidrs?(?! notation)|(?:ip|address|network|addressing) ranges?"
+            r"|(?:what|which)(?:'s| is| are)? (?:the |our )?(?:[\w-]+ ){0,3}subnets?"
+            r"(?! (?:manager|group|ids?|names?|tags?)\b)"
+            r"|rangos? de (?:ip|direcciones)|(?:que|cual|en que) (?:[\w-]+ ){0,3}subred(?:es)?"
+        ),
+        _Lazy(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}/\d{1,2}(?!\d)"),
+        True,
+    ),
+    AnswerShape(
         "port",
         _cue(r"port|ports|puerto|puertos"),
         # "node:22-bookworm-slim" is an image tag, "~11:40" a time of day, "2025-10-01" a date:
@@ -604,7 +618,9 @@ _NETWORK_PORT = re_cache.compile(
     r"|port number"
 )
 
-_COUNTED = frozenset(("price", "phone", "email", "ip", "port", "username", "version", "url"))
+_COUNTED = frozenset(
+    ("price", "phone", "email", "ip", "network", "port", "username", "version", "url")
+)
 
 
 # "the BQ view that has no phone numbers", "a build without the IP allowlist": a value the
@@ -835,6 +851,14 @@ def _names_around(text: str, match: re.Match[str], subject: frozenset[str] | set
     start = _value_start(match)
     before = text[max(0, match.start() - NEAR_BEFORE) : match.start()]
     after = text[match.start() : match.end() + NEAR_AFTER]
+    # ... within its sentence: "Revert PR merged; Argo CD syncs. - 14:58: All pods ready on
+    # v6" gives no version of Argo CD
+    ends = list(_STOP.finditer(before))
+    if ends:
+        before = before[ends[-1].end() :]
+    stop = _STOP.search(after, len(match.group()))
+    if stop:
+        after = after[: stop.start()]
     changed = _CHANGED_TO.search(text[max(0, start - 60) : start])
     if changed is not None and changed.group(1).casefold() not in _NO_PRODUCT:
         if not subject.intersection(_names_in(changed.group(1))):
@@ -842,6 +866,9 @@ def _names_around(text: str, match: re.Match[str], subject: frozenset[str] | set
     return _names_in(before + after)
 
 
+# where a sentence stops, for the names next to a value: a full stop, "!" or "?" before a
+# space, or a line break (not a colon: "Redis: 7.2" is Redis's)
+_STOP = re_cache.compile(r"[.!?](?=\s|$)|\n")
 _JOINED = re_cache.compile(r"[\w.+#]+(?:[-_][\w.+#]+)+")
 
 
@@ -948,7 +975,8 @@ def _owned_by_another(text: str, start: int, subject: frozenset[str] | set[str])
 # holding a value of that shape holds what the noun asks for, whether or not it says the noun
 _SHAPE_NOUNS = frozenset(
     terms(
-        "version versions url urls link links address ip port ports puerto phone telephone "
+        "version versions url urls link links address ip cidr cidrs subnet subnets port ports "
+        "puerto phone telephone "
         "number email mail correo hostname host server machine box vm price cost fee time"
     )
 )

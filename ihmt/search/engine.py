@@ -106,7 +106,7 @@ AMBIGUOUS_COVERAGE = 0.55  # the tied memories must hold this share of the quest
 SHAPE_BOOST = 1.3  # a leading candidate holding the shape of answer asked for ("what port")
 # values that belong to one named person or thing: held only by a memory naming all of it
 NAMED_SHAPES = frozenset(
-    ("phone", "email", "username", "birthday", "version", "ip", "port", "price")
+    ("phone", "email", "username", "birthday", "version", "ip", "network", "port", "price")
 )
 NAME_WINDOW = 10  # leading candidates compared for the names of the question they hold
 NAME_MISS = 0.75  # ... one missing a name another holds keeps this share of its score, per name

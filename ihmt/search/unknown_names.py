@@ -107,6 +107,9 @@ _CONVENTIONAL_FILES = frozenset(
         " brewfile vagrantfile jenkinsfile readme changelog license"
     ).split()
 )
+# notations a value is written in: "what CIDR did we pick for the VPC?" is answered by
+# "10.40.0.0/16", which never says the word
+_NOTATIONS = frozenset("cidr cidrs uuid uuids guid guids".split())
 # a number in the plural counts things or sets a time ("HTTP 500s", "the 1990s"): no name
 _PLURAL_NUMBER = re_cache.compile(r"\d+[’']?s")
 
@@ -116,6 +119,8 @@ def _spelled_as_name(word: str, opening: bool) -> bool:
     if len(core) < 2 or _ACRONYM.fullmatch(core) or _MIXED_ACRONYM.fullmatch(core):
         return False
     if _PLURAL_NUMBER.fullmatch(core) or core.lower() in _CONVENTIONAL_FILES:
+        return False
+    if core.lower() in _NOTATIONS:
         return False
     folded = fold(core.lower())
     if folded.rstrip("s") in CALENDAR_WORDS or folded in CALENDAR_WORDS:
