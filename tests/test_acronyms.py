@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ihmt.search.acronyms import spells_out, unknown_acronyms
+from ihmt.search.acronyms import (
+    abbreviated_terms,
+    spelled_run,
+    spells_out,
+    unknown_acronyms,
+)
 from tests.test_answers import FILLER, save_all
 
 
@@ -126,3 +131,47 @@ def test_a_spelled_out_acronym_scores_as_the_word_not_only_counts_as_covered(mem
     result = memory.search("Do we use FCM for iOS pushes too?")
     assert not result.not_found
     assert result.best.leaf_id == ids[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "letters", "run"),
+    [
+        ("We pin TensorRT 8.6 in the percep env", "trt", "TensorRT"),
+        ("Elena has Visual Studio 2022 on her box", "vs", "Visual Studio"),
+        (
+            "the International Journal of Climatology deadline",
+            "ijoc",
+            "International Journal of Climatology",
+        ),
+        ("Backend on Django REST Framework 3.16", "drf", "Django REST Framework"),
+        ("nothing of the sort here", "trt", ""),
+    ],
+)
+def test_the_run_spelling_an_acronym_is_found_whole(text, letters, run):
+    assert spelled_run(text, letters) == run
+    assert spells_out(text, letters) == bool(run)
+
+
+def test_an_acronym_the_memory_writes_holds_the_words_it_shortens():
+    held = abbreviated_terms(
+        "Moodle Universal Cache Redis", "The MUC application cache uses a separate Redis"
+    )
+    assert {"moodl", "universal", "cach"} <= held
+    # two capitals that happen to be initials are too short to count
+    assert abbreviated_terms("Moodle Universal Cache", "MU students") == set()
+
+
+def test_a_version_written_under_the_spelled_out_name_answers_the_acronym(memory):
+    """ "TRT" is in no memory; "TensorRT 8.6" gives its version, so the question is answered,
+    not NOT FOUND for lack of a version of "TRT"."""
+    ids = save_all(
+        memory,
+        [
+            *FILLER,
+            ("2026-02-01", "The percep conda env has CUDA 12.1, cuDNN 8.9 and TensorRT 8.6.1."),
+            ("2026-02-02", "The percep env is activated by `conda activate percep` on gpu-01."),
+        ],
+    )
+    result = memory.search("what TRT version does the percep conda env have?")
+    assert not result.not_found, result.reason
+    assert result.best.leaf_id == ids[len(FILLER)]

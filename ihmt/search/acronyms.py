@@ -12,6 +12,8 @@ found are read, and only for such words, so nothing is stored or indexed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .. import re_cache
 from ..text.stopwords import is_stopword
 from ..text.tokenize import terms
@@ -44,12 +46,7 @@ def spells_out(text: str, letters: str) -> bool:
     """Whether a run of words of ``text`` has ``letters`` as its initials, with its
     connectors ("of") counted or skipped: "Django REST Framework" spells "drf", "virtual
     users" spells "vu", "International Journal of Climatology" spells "ijoc" and "ijc"."""
-    written = _WORD.findall(text[:SCAN_CHARS])
-    words = [w.casefold() for w in written]
-    return any(
-        word.startswith(letters[0]) and _spelled_from(words, start, letters)
-        for start, word in enumerate(words)
-    ) or (len(letters) >= CAMEL_LETTERS and any(_humps(w) == letters for w in written))
+    return bool(spelled_run(text, letters))
 
 
 CAMEL_LETTERS = 3  # a two-letter acronym would match a chance pair of humps ("GitHub": "gh")
@@ -68,10 +65,16 @@ def _humps(word: str) -> str:
 
 
 def _spelled_from(words: list[str], start: int, letters: str) -> bool:
-    """Whether the words from ``start`` spell ``letters``: each letter the initial of the next
-    word, a connector between them either spelling its letter or skipped. The other words are
-    content words ("its", "the" spell nothing), of four letters or more for a two-letter
-    acronym, which a chance pair of words would spell too often."""
+    """Whether the words from ``start`` spell ``letters`` (see _spelled_end)."""
+    return _spelled_end(words, start, letters) > start
+
+
+def _spelled_end(words: list[str], start: int, letters: str) -> int:
+    """Where the run of words from ``start`` spelling ``letters`` ends (``start`` when they do
+    not): each letter the initial of the next word, a connector between them either spelling
+    its letter or skipped. The other words are content words ("its", "the" spell nothing), of
+    four letters or more for a two-letter acronym, which a chance pair of words would spell
+    too often."""
     at, i, size = 0, start, len(letters)
     shortest = MIN_WORD if size > 2 else MIN_WORD + 1
     while at < size and i < len(words):
@@ -84,5 +87,49 @@ def _spelled_from(words: list[str], start: int, letters: str) -> bool:
         elif word in _CONNECTORS and at > 0:
             i += 1  # "of" skipped
         else:
-            return False
-    return at == size
+            return start
+    return i if at == size else start
+
+
+def spelled_run(text: str, letters: str) -> str:
+    """The run of words of ``text`` whose initials are ``letters`` (or the word written in
+    humps that shortens to them), "" when none: "TensorRT" for "trt" in "TensorRT 8.6",
+    "Visual Studio" for "vs" in "Visual Studio 2022"."""
+    written = _WORD.findall(text[:SCAN_CHARS])
+    words = [w.casefold() for w in written]
+    for start, word in enumerate(words):
+        end = _spelled_end(words, start, letters) if word.startswith(letters[0]) else start
+        if end > start:
+            return " ".join(written[start:end])
+    if len(letters) >= CAMEL_LETTERS:
+        return next((w for w in written if _humps(w) == letters), "")
+    return ""
+
+
+_CAPITALS = re_cache.compile(r"(?<![\w-])[A-Z]{2,7}(?![\w-])")
+
+
+def abbreviated_terms(name: str, text: str) -> set[str]:
+    """The terms of the words of ``name`` (as the question spells it) that ``text`` writes as
+    an acronym of theirs: "Moodle Universal Cache Redis" in a memory about "the MUC Redis"
+    gives moodle, universal and cache, so the memory names all of it."""
+    words = [w for w in _WORD.findall(name) if w.casefold() not in _CONNECTORS]
+    initials = "".join(w[0] for w in words).casefold()
+    found: set[str] = set()
+    for match in _CAPITALS.finditer(text[:SCAN_CHARS]):
+        letters = match.group().casefold()
+        at = initials.find(letters)
+        if at >= 0 and len(letters) >= MIN_LETTERS + 1:
+            for word in words[at : at + len(letters)]:
+                found.update(terms(word))
+    return found
+
+
+def spelled_subject(text: str, acronyms: dict[str, str], held: Mapping[str, int]) -> set[str]:
+    """The terms of the runs of ``text`` spelling out the question's ``acronyms`` (term ->
+    letters) that the memory does not hold as written (``held``: its term counts)."""
+    found: set[str] = set()
+    for term, letters in acronyms.items():
+        if term not in held:
+            found.update(terms(spelled_run(text, letters)))
+    return found

@@ -41,7 +41,7 @@ from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from . import change_judge, learned_order, rivals, unanswered
-from .acronyms import spells_out, unknown_acronyms
+from .acronyms import abbreviated_terms, spelled_subject, spells_out, unknown_acronyms
 from .answer_type import (
     holds_new_value,
     holds_shape,
@@ -688,18 +688,33 @@ class SearchEngine:
         named_value = any(shape.name in NAMED_SHAPES for shape in shapes)
         window = ranked[:SHAPE_WINDOW]
         # names no leading memory holds at all are judged apart ("unknown_name")
-        held_names = [named for _, named in names if any(set(named) & c.matched for c in window)]
+        held_names = [
+            (spelled, set(named))
+            for spelled, named in names
+            if any(set(named) & c.matched for c in window)
+        ]
         spelled = spelled_out(question) if subject else frozenset()
+        acronyms = unknown_acronyms(question, set(subject)) if subject else {}
         for cand in window:
             # another person's phone number is no answer to Irene's: when the question names
             # someone or something, a memory holding the shape must name it too
             if subject and not names_subject(subject, cand.matched):
                 if not (cand is lead and subject <= spelled):
                     continue
-            # ... all of its name: "Jordi Martí's number" is not another Jordi's
-            if named_value and any(not set(named) <= cand.matched for named in held_names):
+            text = self._content_of(cand)
+            # ... all of its name: "Jordi Martí's number" is not another Jordi's (a name
+            # the memory writes as its acronym is held: "the MUC Redis" for "the Moodle
+            # Universal Cache Redis")
+            if named_value and any(
+                not named <= cand.matched
+                and not named <= cand.matched | abbreviated_terms(written, text)
+                for written, named in held_names
+            ):
                 continue
-            if cand.coverage > 0 and holds_shape(self._content_of(cand), shapes, subject):
+            # ... and an acronym of the question the memory spells out names the thing whose
+            # value it gives: "TensorRT 8.6" is the TRT version
+            own = subject | spelled_subject(text, acronyms, cand.ref["tf"]) if acronyms else subject
+            if cand.coverage > 0 and holds_shape(text, shapes, own):
                 return
         result.not_found = True
         result.set_reason("lacks_shape", shape=shapes[0].name, coverage=lead.coverage)
