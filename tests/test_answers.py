@@ -801,6 +801,12 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "Irene has taken over the billing repo.",
         "The app store launch was pushed to 12 May.",
         "The nightly suite is back up to about 40 minutes.",
+        "Release 3.2 raises the offline photo cache to 500 photos.",
+        "The prod database was patched to 8.0.41 on Sunday.",
+        "The courier rate goes up to 4.20 EUR per parcel from March.",
+        "Marta deja el equipo de datos a finales de mayo.",
+        "Su sustituto como responsable del ETL es Pablo Gil.",
+        "Nueva meta del trimestre: 99,5 % de sesiones sin errores.",
     ],
 )
 def test_words_telling_of_a_change(text):
@@ -1059,3 +1065,20 @@ def test_before_a_change_an_older_memory_already_naming_the_new_state_is_not_the
     assert [c.ref["id"] for c in prefer_earlier(ranked, query, idf)] == ["first", "lead", "switch"]
     # without the switch in the window, the older note it replaced answers as before
     assert prefer_earlier([ranked[0], ranked[2]], query, idf)[0].ref["id"] == "first"
+
+
+def test_a_later_value_in_the_present_tense_answers_now(memory):
+    """ "Release 3.2 raises the offline cache to 500 photos" tells of a change as surely as
+    "was raised": the question about now gets it, not the older limit it matches better."""
+    ids = save_all(
+        memory,
+        [
+            ("2026-01-05", "The field app keeps up to 200 photos in its offline cache."),
+            ("2026-01-06", "Lunch on Fridays is at 13:00 in the small meeting room."),
+            ("2026-01-07", "The design team reviews mockups in Figma every Tuesday."),
+            ("2026-03-02", "Release 3.2 raises the offline photo cache to 500 photos."),
+        ],
+    )
+    result = memory.search("how many photos does the field app keep in its offline cache?")
+    assert not (result.not_found or result.ambiguous)
+    assert result.best.leaf_id == ids[-1]

@@ -399,6 +399,14 @@ _CHANGE_RE = re_cache.compile(
     r"the new|(?:is|are) new|from then on|meanwhile|on leave|has left|left the|"
     r"moves to|replaces|renewed|se amplía|se cambia|se jubila|desde el \d{1,2}|"
     r"onwards|taken over|pushed to|(?:is|are|was|were) back (?:up |down )?to|"
+    # the present tense of a change ("APK 4.9.0 raises the buffer to 5,000"), a patch, a
+    # price or a limit going up or down
+    r"raises|lowers|increases|reduces|extends|shortens|bumps|patched|"
+    r"(?:goes|go|went|gone) (?:up|down) to|"
+    # ... and in Spanish: leaving ("deja el HUA", "se va al equipo de redes"), a successor,
+    # a new goal or version ("Nueva meta de Q1", "la nueva fecha")
+    r"deja (?:el|la|los|las|su|de)|se (?:va|fue) (?:a|al)|sustitut[oa]s?|"
+    r"(?:el|la|los|las|su|sus) nuev[oa]s?|^nuev[oa]s?|"
     # an update received: "db-01 got the PostgreSQL 16.6 minor update"
     r"(?:got|gets|received|applied) (?:the |a |an )?(?:[\w.+-]+ ){0,3}(?:update|upgrade|patch)|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
