@@ -1705,3 +1705,22 @@ def test_a_version_in_the_next_sentence_is_not_the_named_product_s():
         "Argo CD syncs. - 14:58: All pods ready on v6; quotes resume.", shapes, subject
     )
     assert holds_shape("Deploys go through Argo CD 2.9 at argocd.internal.", shapes, subject)
+
+
+@pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("Shadow mode for four weeks before the switch.", True),
+        ("The restore took about 90s on the replica.", True),
+        ("Raw readings are kept 14d, then rolled up.", True),
+        ("half an hour at most", True),
+        ("la réplica tarda dos semanas", True),
+        ("a 3-day trial for new users", True),
+        # words that only look like a number and a one-letter unit
+        ("The plan covers scoring, logging and the comparison report.", False),
+        ("The old ones stay as they are.", False),
+        ("They tend to agree on the scores.", False),
+    ],
+)
+def test_a_span_of_time_needs_a_number_and_its_unit(text, holds):
+    assert holds_shape(text, shapes_asked("how long does the shadow phase last?")) is holds

@@ -477,15 +477,18 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|combien de (?:temps|jours|semaines|mois|heures|minutes)|pendant combien|duree"
         ),
         _Lazy(
-            r"(?i:(?<![\w.])(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten"
+            # a number in digits takes any unit ("90s", "3 h", "14d"); a number in words only a
+            # unit written out, after a space ("and" is no "an" of "d", "ones" no "one" of "s")
+            r"(?i:(?<![\w.])(?:\d+(?:[.,]\d+)?[\s-]?(?:ms|s|h|d)\b|(?:\d+(?:[.,]\d+)?[\s-]?"
+            r"|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten"
             r"|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|half an?|a few|several|un|una"
             r"|dos|tres|cuatro|cinco|seis|siete|ocho|diez|doce|quince|veinte|treinta|media"
-            r"|une|deux|trois|quatre|cinq|sept|huit|dix|douze|quinze|vingt|trente)"
-            r"[\s-]?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|d|days?|nights?|weeks?|wks?"
+            r"|une|deux|trois|quatre|cinq|sept|huit|dix|douze|quinze|vingt|trente)[\s-])"
+            r"(?:secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|nights?|weeks?|wks?"
             r"|months?|years?|yrs?|segundos?|minutos?|horas?|dias?|días?|noches?|semanas?|mes|meses"
             r"|años?|anos?|characters?|chars?|digits?|lines?|words?|pages?|caracteres|digitos"
             r"|dígitos|lineas|líneas|palabras|paginas|páginas"
-            r"|secondes?|heures?|jours?|nuits?|semaines?|mois|ans|ann[ée]es?)\b)"
+            r"|secondes?|heures?|jours?|nuits?|semaines?|mois|ans|ann[ée]es?)\b))"
             r"|(?i:\b(?:overnight|forever|indefinitely|a fortnight|media hora|ttl)\b)"
             r"|(?<![\w.])\d+[smhdwy](?![\w.])"
         ),
