@@ -141,3 +141,27 @@ def test_a_question_about_when_something_happened_is_not_judged(tmp_path, monkey
         assert store.search("When does Caroline's pottery class end?").not_found
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long has Caroline been going to the pottery class?",
+        "For how long did Caroline go to the pottery class?",
+        "How long was the pottery class?",
+        "¿Cuánto tiempo estuvo Caroline en la clase de cerámica?",
+    ],
+)
+def test_a_question_about_a_span_gone_by_is_not_judged(tmp_path, monkeypatch, question):
+    """ "How long has Caroline been going to the pottery class?" is worked out from the dates
+    of the memories telling of it, which rarely state a span; "how long does the class
+    last?" asks for a span a memory states, and stays judged."""
+    judge_with(monkeypatch, ["-1,0,0,0,9.0"])
+    store = IHMT.initialize(tmp_path / "people")
+    try:
+        store.save("Caroline: the pottery class was fun.", timestamp="2023-08-05T10:00:00")
+        store.save("Caroline: la clase de cerámica fue genial.", timestamp="2023-08-06T10:00:00")
+        assert not store.search(question).not_found
+        assert store.search("How long does Caroline's pottery class last?").not_found
+    finally:
+        store.close()
