@@ -64,11 +64,6 @@ def _humps(word: str) -> str:
     return "".join(h if h.isupper() else h[0] for h in humps).casefold()
 
 
-def _spelled_from(words: list[str], start: int, letters: str) -> bool:
-    """Whether the words from ``start`` spell ``letters`` (see _spelled_end)."""
-    return _spelled_end(words, start, letters) > start
-
-
 def _spelled_end(words: list[str], start: int, letters: str) -> int:
     """Where the run of words from ``start`` spelling ``letters`` ends (``start`` when they do
     not): each letter the initial of the next word, a connector between them either spelling

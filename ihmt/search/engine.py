@@ -706,8 +706,10 @@ class SearchEngine:
             # the memory writes as its acronym is held: "the MUC Redis" for "the Moodle
             # Universal Cache Redis")
             if named_value and any(
-                not named <= cand.matched
-                and not named <= cand.matched | abbreviated_terms(written, text)
+                not (
+                    named <= cand.matched
+                    or named <= cand.matched | abbreviated_terms(written, text)
+                )
                 for written, named in held_names
             ):
                 continue

@@ -72,7 +72,7 @@ _SHAPE = learned_order.FEATURES.index("shape")
 # "when did Caroline go to the pottery class?": the date of the memory telling of the event
 # answers, so a memory without a date in its text is no sign that nothing does (the corpora
 # the judge was fitted on ask mostly for dates to come: "when does the certificate expire?")
-_WHEN_IT_HAPPENED = re_cache.compile(
+_TOLD_BY_DATES = re_cache.compile(
     r"^\W*(?:when|cuando|quand)\s+(?:did|was|were|fue|fueron|se\s+\w+o|a|ont|est|etait)\b"
     # ... and so does a span gone by ("how long has Tim been playing the piano?", "how long
     # did the hike take?", "¿cuánto tiempo estuvo caído?"): it is worked out from the dates
@@ -89,7 +89,7 @@ _WHEN_IT_HAPPENED = re_cache.compile(
 def judges(question: str) -> bool:
     """False for a question the judge does not rule on: one asking when something happened,
     or how long something went on."""
-    return not _WHEN_IT_HAPPENED.search(fold(question or "")[:300])
+    return not _TOLD_BY_DATES.search(fold(question or "")[:300])
 
 
 def features(
