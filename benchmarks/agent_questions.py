@@ -328,6 +328,14 @@ SETS = {
     # Santiago de Chile public hospital's pharmacy inventory and dispensing system (Quarkus,
     # HL7 and FHIR, barcode scanners, on-premises to Google Cloud; two Camilas, Chilean Spanish)
     "blind52": ["pesapoint", "farolgames", "botiquin"],
+    # written blind in the fiftieth session: a Warsaw e-grocery company's data platform team
+    # (Snowflake, dbt, Airflow, Kafka Connect, Looker; Redshift moved to Snowflake; two Piotrs,
+    # a Guadalajara contractor's notes in Spanish), a Sierra Nevada ski resort's IT (lift
+    # passes, online booking, snow report; Laravel to Symfony, MySQL, RFID turnstiles,
+    # on-premises to OVHcloud; two Lucias, mostly Spanish), a Montreal bike-share's operations
+    # software (Kotlin/Spring Boot rebalancing planner, PostGIS, a van crews' dispatch app,
+    # Google Cloud to a Quebec colocation; two Alexandres, a Chilean developer's Spanish notes)
+    "blind53": ["vistulahub", "nevadaski", "velomtl"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -83,6 +83,13 @@ BATCHES = {
     # QR labels; all Mexican Spanish), a Scottish council's bin collection schedule API and SMS
     # reminders (Node.js/TypeScript, PostgreSQL, a contractor's SOAP feed, Azure; Scots English)
     "hs37": ["subtiming", "cafetrace", "binday"],
+    # written blind in the fiftieth session: a Vienna developer's sheet-music annotation app
+    # for orchestra musicians (Swift/SwiftUI on iPad, PencilKit, Firebase, a TypeScript sync
+    # backend on Cloud Functions), a Bogota NGO's paramo water-sensor dashboard (R and Shiny,
+    # PostGIS, Python reading LoRaWAN gateways; all Colombian Spanish), a Rotterdam developer's
+    # forklift telemetry for port warehouses (C++ on STM32 with CAN bus, a Go MQTT backend,
+    # ClickHouse, Grafana alerts)
+    "hs38": ["scorepad", "paramo", "loadsafe"],
 }
 
 
