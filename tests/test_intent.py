@@ -71,6 +71,14 @@ def test_a_question_that_asks_for_the_present_value(question, now):
         ("what should I run before I open a merge request?", False),
         ("who signs off builds before they go to the publisher?", False),
         ("how many checks fail before it can alert?", False),
+        # ... with a thing, not a pronoun, doing the step
+        ("how long can a notebook sit idle before JupyterHub kills it?", False),
+        ("how long does a seat hold last before the seats are released?", False),
+        ("how many days before the due date does the reminder go out?", False),
+        ("what's the default free time before a dwell alert fires?", False),
+        # ... but an event after "before" keeps the cue: over the agent-question corpora,
+        # reading those as steps too lost as many answers as it gained
+        ("what do we drop the DNS TTL to the day before the cutover?", True),
         # ... and the same shape told in the past
         ("where was lobbyd hosted before it moved to AWS?", True),
         ("what was the GPU partition called before it got renamed?", True),

@@ -109,8 +109,24 @@ _BEFORE_PRESENT_RE = re_cache.compile(
 )
 
 
+# "how long can a notebook sit idle before JupyterHub kills it?", "how many days before the due
+# date does the reminder go out?": in a question told in the present, "before" and a clause
+# in the present place one step of how things work ahead of another, not a time gone by
+# ("what do we drop the TTL to before the cutover?" names an event, and stays a cue)
+_PRESENT_TENSE_RE = re_cache.compile(
+    r"(?<![a-z])(?:do|does|is|are|am|can|must|should|need|needs|will|may|have\s+to|has\s+to"
+    r"|gets?|don['’]t|doesn['’]t|isn['’]t|aren['’]t|can['’]t)(?![a-z])"
+    r"|(?<![a-z])(?:what|where|who|how|it|that|there|here|which|they|we|you)['’](?:s|re)(?![a-z])"
+)
+_BEFORE_CLAUSE_RE = re_cache.compile(
+    r"\s+(?:[\w'’./-]+\s+){1,4}?(?:is|are|gets?|does|do|has"
+    r"|(?!(?:days|weeks|months|years|hours|minutes)(?![a-z]))[a-z]*[^\Wsu]s)(?![\w'’])"
+)
+
+
 def _history_cues(folded: str) -> list[re.Match[str]]:
     past = bool(_PAST_RE.search(folded))
+    told_in_present = not past and bool(_PRESENT_TENSE_RE.search(folded))
     return [
         match
         for match in _HISTORY_RE.finditer(folded)
@@ -119,7 +135,12 @@ def _history_cues(folded: str) -> list[re.Match[str]]:
             past
             or match.group(0) not in ("before", "antes")
             or not (
-                _BEFORE_ACTION_RE.match(folded, match.end())
+                (
+                    told_in_present
+                    and match.group(0) == "before"
+                    and _BEFORE_CLAUSE_RE.match(folded, match.end())
+                )
+                or _BEFORE_ACTION_RE.match(folded, match.end())
                 or (match.group(0) == "before" and _BEFORE_PRESENT_RE.match(folded, match.end()))
             )
         )
