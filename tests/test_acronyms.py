@@ -9,6 +9,7 @@ from ihmt.search.acronyms import (
     abbreviated_terms,
     spelled_run,
     spells_out,
+    told_otherwise,
     unknown_acronyms,
 )
 from tests.test_answers import FILLER, save_all
@@ -175,3 +176,46 @@ def test_a_version_written_under_the_spelled_out_name_answers_the_acronym(memory
     result = memory.search("what TRT version does the percep conda env have?")
     assert not result.not_found, result.reason
     assert result.best.leaf_id == ids[len(FILLER)]
+
+
+@pytest.mark.parametrize(
+    ("written", "text", "told"),
+    [
+        ("DPIA", "It is documented in the data protection impact assessment (EIPD).", True),
+        ("AASA", "apple-app-site-association and assetlinks.json are served by the site", True),
+        ("ASSNs", "App Store Server Notifications go to https://api.example.com/assn", True),
+        (
+            "Journal of Chemical Theory and Computation",
+            "Plazo para la revisión del paper en JCTC: 2026-01-20.",
+            True,
+        ),
+        # another acronym, or words that only share an initial, name nothing
+        ("GDPR", "Mask all but the last 4 hex chars (DSGVO).", False),
+        ("DPIA", "The data team planned it in April.", False),
+        ("Kibana", "Grafana dashboards live on mon-01.", False),
+    ],
+)
+def test_a_name_told_in_another_form(written, text, told):
+    assert told_otherwise(written, [text]) is told
+
+
+def test_an_acronym_a_memory_spells_out_is_no_unknown_name(memory):
+    """ "DPIA" is in no memory, but the memory the question's other words find spells it out:
+    the question is answered, not NOT FOUND for naming something no memory mentions."""
+    ids = save_all(
+        memory,
+        [
+            *FILLER,
+            (
+                "2026-01-12",
+                "Legal basis for the claims model: legitimate interest, with the fraud-prevention "
+                "provisions. It is documented in the data protection impact assessment, owned "
+                "by Beatriz.",
+            ),
+        ],
+    )
+    result = memory.search("what legal basis did we put in the DPIA?")
+    assert not result.not_found, result.reason
+    assert result.best.leaf_id == ids[len(FILLER)]
+    unknown = memory.search("what legal basis did we put in the ROPA?")
+    assert unknown.not_found and unknown.reason_code == "unknown_name"

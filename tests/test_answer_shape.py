@@ -1724,3 +1724,23 @@ def test_a_version_in_the_next_sentence_is_not_the_named_product_s():
 )
 def test_a_span_of_time_needs_a_number_and_its_unit(text, holds):
     assert holds_shape(text, shapes_asked("how long does the shadow phase last?")) is holds
+
+
+def test_a_name_the_memory_writes_whole_is_named_though_not_split_the_same(memory):
+    """ "OTel" is indexed as opentelemetry and, split at its hump, as "tel"; a note writing
+    "OpenTelemetry" holds only the first. It names the exporter the question asks about, so
+    its port answers instead of NOT FOUND for a memory that "does not name" OTel."""
+    save_all(
+        memory,
+        [
+            *TEAM,
+            (
+                "2026-03-07",
+                "telemetry-ingest exposes its metrics on port 9464 (OpenTelemetry Prometheus "
+                "exporter default), not 9102 like workorders.",
+            ),
+        ],
+    )
+    result = memory.search("what port does the OTel exporter in telemetry-ingest listen on?")
+    assert not result.not_found, result.reason
+    assert "9464" in result.best.content

@@ -128,3 +128,20 @@ def spelled_subject(text: str, acronyms: dict[str, str], held: Mapping[str, int]
         if term not in held:
             found.update(terms(spelled_run(text, letters)))
     return found
+
+
+_CAPITALS_ONLY = re_cache.compile(r"([A-Z]{2,7})s?")
+
+
+def told_otherwise(written: str, texts: list[str]) -> bool:
+    """Whether one of ``texts`` names ``written`` in another form: an acronym spelled out
+    ("DPIA": "data protection impact assessment"), or a name of several words as the
+    acronym of them all ("Journal of Chemical Theory and Computation": "JCTC")."""
+    acronym = _CAPITALS_ONLY.fullmatch(written)
+    if acronym:
+        letters = acronym.group(1).casefold()
+        return any(spells_out(text, letters) for text in texts)
+    if len(written.split()) < 2:
+        return False
+    words = {t for word in written.split() for t in terms(word)}
+    return any(words <= abbreviated_terms(written, text) | set(terms(text)) for text in texts)

@@ -41,7 +41,13 @@ from ..text.vocabulary import normalize
 from ..tree.builder import Tree
 from ..tree.refs import leaf_ref
 from . import change_judge, learned_order, rivals, unanswered
-from .acronyms import abbreviated_terms, spelled_subject, spells_out, unknown_acronyms
+from .acronyms import (
+    abbreviated_terms,
+    spelled_subject,
+    spells_out,
+    told_otherwise,
+    unknown_acronyms,
+)
 from .answer_type import (
     holds_new_value,
     holds_shape,
@@ -79,6 +85,7 @@ from .unknown_names import (
     qualifier_terms,
     terms_to_count,
     unknown_names,
+    whole_word_terms,
 )
 
 STRAY_COVERAGE = 0.4
@@ -709,6 +716,7 @@ class SearchEngine:
                 not (
                     named <= cand.matched
                     or named <= cand.matched | abbreviated_terms(written, text)
+                    or whole_word_terms(written) <= cand.matched
                 )
                 for written, named in held_names
             ):
@@ -849,6 +857,11 @@ class SearchEngine:
         # when a leading memory holds a word it begins or one a letter away from it
         held = {t for c in ranked[:SHAPE_WINDOW] for t in c.ref.get("tf") or ()}
         unknown = [name for name in unknown if not near_known(identity_terms(name), held)]
+        if unknown:
+            # ... and so is an acronym a leading memory spells out ("the data protection
+            # impact assessment" for DPIA), or a name it writes as its acronym
+            texts = [self._content_of(c) for c in ranked[:SHAPE_WINDOW]]
+            unknown = [name for name in unknown if not told_otherwise(name[0], texts)]
         if unknown:
             result.not_found = True
             result.set_reason("unknown_name", names=[surface for surface, _ in unknown])

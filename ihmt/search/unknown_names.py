@@ -283,3 +283,10 @@ def qualifier_terms(question_terms: list[str]) -> list[Name]:
 def environments_in(terms) -> set[str]:
     """The environments among a text's terms ("stag", "production"...)."""
     return {t for t in terms if t in _ENVIRONMENTS}
+
+
+def whole_word_terms(written: str) -> set[str]:
+    """The term each word of a name is indexed under as a whole ("OTel" -> "opentelemetry"),
+    without the pieces it is also split into ("tel"): a memory writing "OpenTelemetry" names
+    OTel though it holds no "tel"."""
+    return {found[0] for word in written.split() if (found := terms(word))}
