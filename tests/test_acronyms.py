@@ -7,6 +7,7 @@ import pytest
 
 from ihmt.search.acronyms import (
     abbreviated_terms,
+    acronyms_of,
     spelled_run,
     spells_out,
     told_otherwise,
@@ -219,3 +220,11 @@ def test_an_acronym_a_memory_spells_out_is_no_unknown_name(memory):
     assert result.best.leaf_id == ids[len(FILLER)]
     unknown = memory.search("what legal basis did we put in the ROPA?")
     assert unknown.not_found and unknown.reason_code == "unknown_name"
+
+
+def test_the_acronym_a_memory_writes_for_a_name_is_found():
+    """ "RGI 7.0" gives the Randolph Glacier Inventory's version: the acronym is read as the
+    name, so the version next to it is the named thing's."""
+    text = "Glacier outlines for Patagonia come from RGI 7.0 (region 17, Southern Andes)."
+    assert acronyms_of("Randolph Glacier Inventory", text) == {"rgi"}
+    assert acronyms_of("Randolph Glacier Inventory", "Outlines from the GLIMS archive.") == set()

@@ -157,6 +157,7 @@ def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question)
             "which Shopify Admin API version is the app on?",
             "The app targets Shopify Admin API 2026-04.",
         ),
+        ("Which Stripe API version are we pinned to?", "Stripe API version is now 2024-06-20."),
     ],
 )
 def test_values_written_in_less_common_ways_hold_the_shape_asked(question, text):

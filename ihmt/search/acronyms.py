@@ -130,6 +130,20 @@ def spelled_subject(text: str, acronyms: dict[str, str], held: Mapping[str, int]
     return found
 
 
+def acronyms_of(name: str, text: str) -> set[str]:
+    """The terms of the acronyms ``text`` writes for the words of ``name``: "RGI" in "outlines
+    come from RGI 7.0" for "Randolph Glacier Inventory". A value written next to the acronym
+    is the named thing's."""
+    words = [w for w in _WORD.findall(name) if w.casefold() not in _CONNECTORS]
+    initials = "".join(w[0] for w in words).casefold()
+    return {
+        t
+        for match in _CAPITALS.finditer(text[:SCAN_CHARS])
+        if len(match.group()) >= MIN_LETTERS + 1 and match.group().casefold() in initials
+        for t in terms(match.group())
+    }
+
+
 _CAPITALS_ONLY = re_cache.compile(r"([A-Z]{2,7})s?")
 
 

@@ -404,7 +404,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             # a bare release tag ("bumped from v68 to v71"), an API's calendar version
             # ("Admin API 2026-04", "API version 2024-06-20")
             r"|(?<![\w.-])v\d{1,4}(?![\w.-])"
-            r"|(?i:\bapi\s(?:version\s)?)\d{4}-\d\d(?:-\d\d)?(?!\d)"
+            # ... and told as a value ("Stripe API version is now 2024-06-20")
+            r"|(?i:\bapi\s(?:version\s(?:(?:is|was|now|set|pinned|bumped|to|at|:)\s?){0,3})?)"
+            r"\d{4}-\d\d(?:-\d\d)?(?!\d)"
             # a tool named in lower case with a hyphen, then its major version: "clang-format
             # 17", "gz-sim 8"
             r"|\b[a-z][\w+#]*-[\w.+#-]*[a-z]\s(?:v|version\s)?\d{1,3}(?![\w.]*[A-Za-z])(?![\d.])"

@@ -43,6 +43,7 @@ from ..tree.refs import leaf_ref
 from . import change_judge, learned_order, rivals, unanswered
 from .acronyms import (
     abbreviated_terms,
+    acronyms_of,
     spelled_subject,
     spells_out,
     told_otherwise,
@@ -724,6 +725,11 @@ class SearchEngine:
             # ... and an acronym of the question the memory spells out names the thing whose
             # value it gives: "TensorRT 8.6" is the TRT version
             own = subject | spelled_subject(text, acronyms, cand.ref["tf"]) if acronyms else subject
+            # ... and so does the acronym the memory writes for a name the question spells out:
+            # "RGI 7.0" is the Randolph Glacier Inventory's version
+            for written, named in held_names:
+                if named & subject and not named <= cand.matched:
+                    own = own | acronyms_of(written, text)
             if cand.coverage > 0 and holds_shape(text, shapes, own):
                 return
         result.not_found = True
