@@ -165,3 +165,15 @@ def test_a_question_about_a_span_gone_by_is_not_judged(tmp_path, monkeypatch, qu
         assert store.search("How long does Caroline's pottery class last?").not_found
     finally:
         store.close()
+
+
+def test_a_question_asked_in_spanish_is_not_judged(memory, monkeypatch):
+    """The corpora the judge was fitted on ask their questions without an answer in English:
+    it has never seen one in Spanish, and on Spanish questions it only ever took answers for
+    none. An always-NOT FOUND forest leaves the Spanish question answered, the English one
+    not."""
+    judge_with(monkeypatch, ["-1,0,0,0,9.0"])
+    spanish = memory.search("¿qué impresora sirve el Moxa NPort 5110A de la línea 2?")
+    assert not spanish.not_found
+    assert "10.20.33.41" in spanish.best.content
+    assert memory.search("which printer does the Moxa NPort 5110A on line 2 serve?").not_found
