@@ -169,6 +169,27 @@ def test_values_written_in_less_common_ways_hold_the_shape_asked(question, text)
 
 
 @pytest.mark.parametrize(
+    ("text", "holds"),
+    [
+        ("Grafana lives at grafana.trueque.internal (single sign-on via Okta).", True),
+        ("Pact Broker at pact.rgfcu.internal. Coverage gate is 80%.", True),
+        ("production is adb-9902317745.8.azuredatabricks.net, dev the other one", True),
+        ("Metabase (metabase.stagekit.internal:3000) for sales reports", True),
+        # files, an e-mail address and a version are no site's address
+        ("see setup.py, README.md and app.config.json first", False),
+        ("write to ana@larambla.com.uy for access", False),
+        ("GrowthBook 3.2.1 is self-hosted", False),
+    ],
+)
+def test_a_site_named_alone_is_its_address(text, holds):
+    """People give a web address as the site's name ("the GrowthBook URL": "flags.internal.
+    larambla.com.uy"); a name ending in a domain holds the URL asked for, a file name does
+    not."""
+    shapes = shapes_asked("what's the GrowthBook URL again?")
+    assert holds_shape(text, shapes, frozenset()) is holds
+
+
+@pytest.mark.parametrize(
     ("question", "holding", "lacking"),
     [
         (

@@ -35,6 +35,13 @@ _MONTHS = (
     "|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre"
     "|janvier|f[ée]vrier|mars|avril|mai|juin|juillet|ao[ûu]t|d[ée]cembre"
 )
+# the last part of a site's name: common top-level domains and the private ones teams use
+# (not "md", "py", "rs", "sh", "ts", "js": file extensions first)
+_DOMAIN_ENDINGS = (
+    "com|net|org|io|dev|app|cloud|ai|co|uk|de|es|fr|it|nl|pt|uy|ar|cl|pe|mx|br|ca|us|eu|ch"
+    "|at|be|dk|se|no|fi|pl|cz|ee|ie|nz|au|za|ke|ng|in|jp|kr|tw|sg|vn|gr|tr|cat|eus|gal|edu"
+    "|gov|info|biz|tech|site|online|systems|internal|local|lan|corp|home|intra|example|test"
+)
 _WEEKDAYS = (
     "monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays"
     "|thursdays|fridays|saturdays|sundays|lunes|martes|miercoles|jueves|viernes|sabado|domingo"
@@ -430,6 +437,10 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|mongodb(?:\+srv)?|ldaps?|smb|nfs|rtsps?|tcp|udp|grpcs?|opc\.tcp|jdbc:[a-z]+)://)"
             r"[^\s)>\]]+"
             r"|\b(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{2,5})?/[\w.#?=&%-]+"
+            # ... or the site's name alone, which people give for its address ("Grafana lives
+            # at grafana.trueque.internal"): a name ending in a domain, not a file ("setup.py")
+            r"|(?<![\w.@/-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:" + _DOMAIN_ENDINGS + r")"
+            r"(?::\d{2,5})?(?![\w-]|\.\w)"
         ),
         False,
     ),
