@@ -185,6 +185,7 @@ def test_a_version_written_under_the_spelled_out_name_answers_the_acronym(memory
         ("DPIA", "It is documented in the data protection impact assessment (EIPD).", True),
         ("AASA", "apple-app-site-association and assetlinks.json are served by the site", True),
         ("ASSNs", "App Store Server Notifications go to https://api.example.com/assn", True),
+        ("IJoC", "a paper for the International Journal of Climatology; due in March", True),
         (
             "Journal of Chemical Theory and Computation",
             "Plazo para la revisión del paper en JCTC: 2026-01-20.",

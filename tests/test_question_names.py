@@ -67,6 +67,10 @@ def test_names_are_read_as_the_question_spells_them(question, names):
         "which base image does the Dockerfile start from?",  # a file every project has
         "where does the IaC for the cluster live?",  # acronyms with a small letter inside
         "are we still on the PaaS or on our own servers?",
+        # a number with its unit is a time or a measure, not a name
+        "something broke at 10pm, can I send a chat message about it?",
+        "when does our 24-hour accumulation period begin and end?",
+        "is the 512MB limit per worker or per pod?",
     ],
 )
 def test_calendar_words_acronyms_compounds_and_openings_are_not_names(question):

@@ -144,7 +144,9 @@ def acronyms_of(name: str, text: str) -> set[str]:
     }
 
 
-_CAPITALS_ONLY = re_cache.compile(r"([A-Z]{2,7})s?")
+# an acronym as a question writes it: capitals, perhaps a connector's small letter ("IJoC"),
+# perhaps a plural "s" ("CAGGs")
+_CAPITALS_ONLY = re_cache.compile(r"([A-Z](?:[A-Z]|[a-z](?=[A-Z])){1,6})s?")
 
 
 def told_otherwise(written: str, texts: list[str]) -> bool:

@@ -112,13 +112,21 @@ _CONVENTIONAL_FILES = frozenset(
 _NOTATIONS = frozenset("cidr cidrs uuid uuids guid guids".split())
 # a number in the plural counts things or sets a time ("HTTP 500s", "the 1990s"): no name
 _PLURAL_NUMBER = re_cache.compile(r"\d+[’']?s")
+# ... and so does a number with its unit: a time of day, a span, a size ("10pm", "24-hour",
+# "30-day", "512MB")
+_MEASURE = re_cache.compile(
+    r"(?i)\d+(?:[.,:]\d+)?-?(?:am|pm|h|hr|hrs|hours?|min|mins|minutes?|sec|secs|seconds?|ms"
+    r"|d|days?|weeks?|months?|years?|k|gb|mb|kb|tb|gib|mib|tib|x)"
+)
 
 
 def _spelled_as_name(word: str, opening: bool) -> bool:
     core = word.rstrip(".'’").removesuffix("'s").removesuffix("’s")
     if len(core) < 2 or _ACRONYM.fullmatch(core) or _MIXED_ACRONYM.fullmatch(core):
         return False
-    if _PLURAL_NUMBER.fullmatch(core) or core.lower() in _CONVENTIONAL_FILES:
+    if _PLURAL_NUMBER.fullmatch(core) or _MEASURE.fullmatch(core):
+        return False
+    if core.lower() in _CONVENTIONAL_FILES:
         return False
     if core.lower() in _NOTATIONS:
         return False
