@@ -12,7 +12,7 @@ found are read, and only for such words, so nothing is stored or indexed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from .. import re_cache
 from ..text.stopwords import is_stopword
@@ -104,20 +104,24 @@ def spelled_run(text: str, letters: str) -> str:
 _CAPITALS = re_cache.compile(r"(?<![\w-])[A-Z]{2,7}(?![\w-])")
 
 
-def abbreviated_terms(name: str, text: str) -> set[str]:
-    """The terms of the words of ``name`` (as the question spells it) that ``text`` writes as
-    an acronym of theirs: "Moodle Universal Cache Redis" in a memory about "the MUC Redis"
-    gives moodle, universal and cache, so the memory names all of it."""
+def _abbreviations(name: str, text: str) -> Iterator[tuple[str, list[str]]]:
+    """Each acronym ``text`` writes for a run of the words of ``name`` (as the question spells
+    it), with the words it shortens: "MUC" and Moodle, Universal, Cache for "Moodle Universal
+    Cache Redis"."""
     words = [w for w in _WORD.findall(name) if w.casefold() not in _CONNECTORS]
     initials = "".join(w[0] for w in words).casefold()
-    found: set[str] = set()
     for match in _CAPITALS.finditer(text[:SCAN_CHARS]):
         letters = match.group().casefold()
         at = initials.find(letters)
         if at >= 0 and len(letters) >= MIN_LETTERS + 1:
-            for word in words[at : at + len(letters)]:
-                found.update(terms(word))
-    return found
+            yield match.group(), words[at : at + len(letters)]
+
+
+def abbreviated_terms(name: str, text: str) -> set[str]:
+    """The terms of the words of ``name`` that ``text`` writes as an acronym of theirs:
+    "Moodle Universal Cache Redis" in a memory about "the MUC Redis" gives moodle, universal
+    and cache, so the memory names all of it."""
+    return {t for _, shortened in _abbreviations(name, text) for w in shortened for t in terms(w)}
 
 
 def spelled_subject(text: str, acronyms: dict[str, str], held: Mapping[str, int]) -> set[str]:
@@ -134,14 +138,7 @@ def acronyms_of(name: str, text: str) -> set[str]:
     """The terms of the acronyms ``text`` writes for the words of ``name``: "RGI" in "outlines
     come from RGI 7.0" for "Randolph Glacier Inventory". A value written next to the acronym
     is the named thing's."""
-    words = [w for w in _WORD.findall(name) if w.casefold() not in _CONNECTORS]
-    initials = "".join(w[0] for w in words).casefold()
-    return {
-        t
-        for match in _CAPITALS.finditer(text[:SCAN_CHARS])
-        if len(match.group()) >= MIN_LETTERS + 1 and match.group().casefold() in initials
-        for t in terms(match.group())
-    }
+    return {t for written, _ in _abbreviations(name, text) for t in terms(written)}
 
 
 # an acronym as a question writes it: capitals, perhaps a connector's small letter ("IJoC"),
