@@ -336,6 +336,17 @@ SETS = {
     # software (Kotlin/Spring Boot rebalancing planner, PostGIS, a van crews' dispatch app,
     # Google Cloud to a Quebec colocation; two Alexandres, a Chilean developer's Spanish notes)
     "blind53": ["vistulahub", "nevadaski", "velomtl"],
+    # written blind in the fifty-first session: a Reykjavik geothermal district-heating
+    # utility's software team (an OSIsoft PI historian feeding a C#/.NET 8 metering service,
+    # billing integration, SQL Server moved to PostgreSQL, Azure moved to an on-premises
+    # Proxmox cluster; two Gunnars, a Peruvian contractor's Spanish notes, Icelandic words), a
+    # Buenos Aires fintech's card-issuing backend (Elixir/Phoenix, PostgreSQL, RabbitMQ
+    # replaced by Kafka, AWS sa-east-1, PCI DSS audits, an ISO 8583 gateway; two Martins,
+    # mostly Argentine Spanish), a Cape Town marine institute's ocean-buoy data pipeline and
+    # portal (xarray, NetCDF to Zarr on S3, Airflow replaced by Prefect, Vue, satellite modem
+    # telemetry, a shared GPU workstation; two Thandis, a Canary Islands collaborator's
+    # Spanish notes)
+    "blind54": ["hitaveita", "tarjetazo", "boyalab"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

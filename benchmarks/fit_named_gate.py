@@ -90,6 +90,14 @@ BATCHES = {
     # forklift telemetry for port warehouses (C++ on STM32 with CAN bus, a Go MQTT backend,
     # ClickHouse, Grafana alerts)
     "hs38": ["scorepad", "paramo", "loadsafe"],
+    # written blind in the fifty-first session: an Osaka developer's queue-ticket app for
+    # ramen shops (React Native with Expo, Supabase with row-level security, LINE
+    # notifications, a Next.js admin; English with Japanese words), a Valparaiso freelancer's
+    # maintenance logbook for port cranes (Rust/Axum, SQLite on rugged Android tablets with
+    # offline sync, PDF reports; all Chilean Spanish), a Toronto hospital research
+    # programmer's MRI preprocessing pipeline (Nipype, FSL and ANTs, Snakemake on Slurm,
+    # DICOM to BIDS and anonymization, a PI who keeps changing the QC thresholds)
+    "hs39": ["ramenq", "grualog", "mriprep"],
 }
 
 
