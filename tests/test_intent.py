@@ -84,6 +84,11 @@ def test_a_question_that_asks_for_the_present_value(question, now):
         ("what was the GPU partition called before it got renamed?", True),
         ("where did Redis live before we moved caching into the cluster?", True),
         ("which editor before she switched?", True),
+        # ... and in Spanish, with a verb in a past tense no noun shares
+        ("¿cuánto tardaba el job de CI antes de agregar el cache?", True),
+        ("¿qué usábamos antes de migrar a Kafka?", True),
+        ("¿dónde se guardaban los backups antes de pasarlos a S3?", True),
+        ("¿qué hay que revisar antes de desplegar en Debian?", False),
     ],
 )
 def test_before_a_step_is_no_earlier_state_unless_the_question_is_in_the_past(question, history):
@@ -127,6 +132,9 @@ def test_a_season_named_as_a_thing_is_no_time_gone_by():
         ("how was it fixed when watering started sixty minutes late?", False),
         ("which neighbourhood did Ada live in when she was still in Madrid?", True),
         ("what was the DB address back when we were on Cloud SQL?", True),
+        ("what did we use for messaging while we were still on Azure?", True),
+        ("which PostgreSQL version was pg-01 first built with?", True),
+        ("what is the team first working on?", False),
         ("which ticket asks to turn the check back on?", False),
     ],
 )

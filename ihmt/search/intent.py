@@ -42,6 +42,11 @@ _HISTORY_PHRASES = (
     "originalmente",
     "en aquel momento",
 )
+# "first booked", "first planning", "first built": a verb of something done, regular or not
+_FIRST_DONE = (
+    r"(?:[a-z]+(?:ed|ing)|built|made|set|bought|put|written|chosen|given|taken|brought|sent"
+    r"|run|ran|got|began|begun|went|gone|sold|paid|held|kept|found|done)"
+)
 _HISTORY_RE = re_cache.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
     # "last autumn", "el verano pasado", "last year": a time gone by
@@ -49,7 +54,8 @@ _HISTORY_RE = re_cache.compile(
     r"|(?<![a-z])(?:el|la)\s+(?:primavera|verano|otono|invierno|ano)\s+pasad[oa](?![a-z])"
     # "back when it ran on EC2"; "when she still lived in Montevideo"
     r"|(?<![a-z])back\s+when(?![a-z])"
-    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:(?:was|were)\s+still|still\s+[a-z]+ed)(?![a-z])"
+    r"|(?<![a-z])(?:when|while)\s+(?:[a-z'’]+\s+){0,3}(?:(?:was|were)\s+still|still\s+[a-z]+ed)"
+    r"(?![a-z])"
     # "when he joined the team", "when the contract started?", "when I first started on"
     r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started)"
     r"(?=\s*(?:[?.!]|$)|\s+(?:on|at|in|the|here|there|working)(?![a-z]))"
@@ -62,7 +68,7 @@ _HISTORY_RE = re_cache.compile(
     r"|(?<![a-z])(?:started|launched|began)\s+(?:on|with)(?![a-z])"
     # "when was the TÜV audit first booked?", "what storage were we first planning": with a
     # verb in the past (see _FIRST_PAST_RE)
-    r"|(?<![a-z])first\s+[a-z]+(?:ed|ing)(?![a-z])"
+    r"|(?<![a-z])first\s+" + _FIRST_DONE + r"(?![a-z])"
     # "what was the Sidekiq concurrency back on Heroku?", "which Django version did we start
     # the project on?": only in a question in the past
     r"|(?<![a-z])back\s+on(?![a-z])"
@@ -79,7 +85,7 @@ _AFTER_DID = re_cache.compile(
 _DID_RE = re_cache.compile(r"(?<![a-z])did(?![a-z])")
 # ... and cues that do only with a verb in the past somewhere in it
 _IN_PAST = re_cache.compile(
-    r"first\s+[a-z]+(?:ed|ing)|(?:started|launched|began)\s+(?:on|with)|back\s+on"
+    r"first\s+" + _FIRST_DONE + r"|(?:started|launched|began)\s+(?:on|with)|back\s+on"
 )
 _FIRST_PAST_RE = re_cache.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
@@ -97,7 +103,13 @@ _PAST_VERB_RE = re_cache.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r")(?![a-z])")
 _BEFORE_ACTION_RE = re_cache.compile(
     r"\s+(?:\w+ing|de\s+\w+(?:ar|er|ir)(?:lo|la|los|las|le|les|se)?)(?![a-z])"
 )
-_PAST_RE = re_cache.compile(r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to)(?![a-z])")
+_PAST_RE = re_cache.compile(
+    r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to"
+    # Spanish past tenses no noun shares: "¿cuánto tardaba el job antes de agregar el cache?",
+    # "¿qué usaban antes de migrar?", "¿dónde corrían antes de pasarlos a Kafka?"
+    r"|[a-z]{2,}(?:aba|abas|aban|abamos|aron|ieron|iamos)|habia|habian|podia|iba|iban|ibamos"
+    r")(?![a-z])"
+)
 # "before they get purged", "before I push", "before it's wiped": a step in how something
 # works, told in the present; "before we moved", "before it got renamed" tell of the past
 _IRREGULAR_PAST = "went|got|took|came|began|became|made|ran|left|put|cut|set|had|was|were|did|gave"
