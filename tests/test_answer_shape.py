@@ -46,6 +46,8 @@ TEAM = [
         ("what's Luis Ortega's mobile number?", "phone"),
         ("what's Kasper Riis's mobile?", "phone"),
         ("what's Jordi's Signal number?", "phone"),
+        ("¿Cuál es el WhatsApp de Thandi Mokoena?", "phone"),
+        ("what's Farah's WhatsApp?", "phone"),
         ("what's the phone of the night porter?", "phone"),
         ("what's the on-call phone?", "phone"),
         ("what's Imre's office phone extension?", "phone"),
@@ -135,6 +137,8 @@ def test_the_wording_names_the_shape_asked(question, shape):
         "¿qué vista usa Rodrigo, la que va sin teléfono?",
         "how long does B2 keep prior versions of files deleted on the NAS?",  # a span asked
         "who reviews Ana's mobile release builds?",  # the app, not her number
+        "what is the WhatsApp group for the field crew?",  # a group on the app
+        "¿quién administra el grupo de WhatsApp?",
         "what's the signal number for SIGTERM?",  # a Unix signal, not a messenger
         "can we rent a bigger server for the load test?",  # the verb
     ],

@@ -221,6 +221,11 @@ SHAPES: tuple[AnswerShape, ...] = (
             r"|release|releases|version|lead|dev|devs|developers?|code|repo|work|screens?)\b)"
             r"|(?<=\w['’]s )(?:signal|telegram) number"
             r"|celular(?! (?:app|apps)\b)"
+            # someone's WhatsApp ("Thandi's WhatsApp", "el WhatsApp de Thandi", "her WhatsApp"),
+            # not the app or a group on it ("the WhatsApp group", "el grupo de WhatsApp")
+            r"|(?:(?<=\w['’]s )|(?<=s' )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\byour )"
+            r"|(?<=\bel )|(?<=\bsu )|(?<=\btu )|(?<=\bnumero de ))whatsapp(?! (?:group|groups|chat|chats|channel|channels|grupo"
+            r"|grupos|business|api|app|bot|bots|templates?|messages?|web|desktop|integration)\b)"
         ),
         _Lazy(_FULL_NUMBER),
         True,
