@@ -135,6 +135,14 @@ def test_a_season_named_as_a_thing_is_no_time_gone_by():
         ("what did we use for messaging while we were still on Azure?", True),
         ("which PostgreSQL version was pg-01 first built with?", True),
         ("what is the team first working on?", False),
+        ("what was the staging URL when it was on Render?", True),
+        ("which neighborhood did Mariana live in when she was in CDMX?", True),
+        ("when was it moved to Render?", False),  # asks a date
+        ("who do I call when the pager is on silent?", False),
+        ("when we started, which CI did we use?", True),
+        ("what was the pre-migration host?", True),
+        ("¿dónde estaba alojado cuando usábamos Heroku?", True),
+        ("¿Cuándo era el directo de Steam durante la Next Fest?", False),  # asks when
         ("which ticket asks to turn the check back on?", False),
     ],
 )

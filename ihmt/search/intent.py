@@ -56,9 +56,20 @@ _HISTORY_RE = re_cache.compile(
     r"|(?<![a-z])back\s+when(?![a-z])"
     r"|(?<![a-z])(?:when|while)\s+(?:[a-z'’]+\s+){0,3}(?:(?:was|were)\s+still|still\s+[a-z]+ed)"
     r"(?![a-z])"
+    # "what was the staging URL when it was on Render?", "while we were on Heroku": a state
+    # someone or something was in ("when was it moved?" asks a date)
+    r"|(?<![a-z])(?:when|while)\s+(?:[a-z'’]+\s+){1,3}(?:was|were)\s+(?:on|in|at|using|with)"
+    r"(?![a-z])"
+    # "cuando usábamos Heroku", "cuando estaba en Render" (not "¿cuándo era…?", which asks
+    # when)
+    r"|(?<=[a-z,] )cuando\s+(?:[a-z]+\s+){0,2}(?:[a-z]{2,}(?:aba|aban|abamos)|era|eran|estaba"
+    r"|estaban|tenia|teniamos|habia)(?![a-z])"
+    # "the pre-migration host", "pre-cutover": the state before an event
+    r"|(?<![a-z])pre-(?:migration|cutover|upgrade|move|launch|rename|switch|merger|rewrite"
+    r"|refactor|migracion|mudanza)(?![a-z])"
     # "when he joined the team", "when the contract started?", "when I first started on"
     r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started)"
-    r"(?=\s*(?:[?.!]|$)|\s+(?:on|at|in|the|here|there|working)(?![a-z]))"
+    r"(?=\s*(?:[?.!,]|$)|\s+(?:on|at|in|the|here|there|working)(?![a-z]))"
     # "which Flutter version did Espiga launch with?", "what time did the nightly build use to
     # run?": only after "did" (see _AFTER_DID), and "use to" only before a verb of how things
     # went ("did we use to stop the crackling" uses something in order to)
