@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from ihmt.search.intent import asked_attribute, asks_history, asks_now, months_asked
+from ihmt.search.intent import (
+    asked_attribute,
+    asks_history,
+    asks_now,
+    history_cue_at,
+    months_asked,
+)
 from ihmt.text.tokenize import terms
 
 
@@ -143,6 +149,13 @@ def test_a_season_named_as_a_thing_is_no_time_gone_by():
         ("what was the pre-migration host?", True),
         ("¿dónde estaba alojado cuando usábamos Heroku?", True),
         ("¿Cuándo era el directo de Steam durante la Next Fest?", False),  # asks when
+        # a state told in the past, on a platform, or first set up
+        ("which Postgres version did we run on Heroku?", True),
+        ("what engine version were we on at Alpha?", True),
+        ("what PostgreSQL version was db-01 on?", True),
+        ("which QuestDB version did we first install in staging?", True),
+        ("which PostgreSQL version is db-01 on?", False),
+        ("what flags did we run the job with?", False),
         ("which ticket asks to turn the check back on?", False),
     ],
 )
@@ -153,6 +166,11 @@ def test_an_earlier_state_asked_in_other_words(question, history):
 def test_a_month_with_early_or_late_before_it_sets_the_question_in_that_month():
     assert months_asked("what firmware was the fleet on in late May?") == {5}
     assert months_asked("¿qué versión había a principios de marzo?") == {3}
+
+
+def test_a_state_told_in_the_past_gives_way_to_a_plainer_cue_for_where_the_subject_ends():
+    question = "what did site search run on before Typesense?"
+    assert history_cue_at(question) == question.index("before")
 
 
 def test_use_to_gives_way_to_a_plainer_cue_for_where_the_subject_ends():

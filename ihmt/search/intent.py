@@ -42,6 +42,17 @@ _HISTORY_PHRASES = (
     "originalmente",
     "en aquel momento",
 )
+# "which Postgres version did we run on Heroku?", "what engine version were we on at Alpha?",
+# "which QuestDB version did we first install?": a state told in the past, on a platform, or
+# first set up
+_PAST_STATE = (
+    r"(?<![a-z])did\s+(?:[a-z0-9'’.-]+\s+){1,4}(?:(?:run|have|host|hold|keep)\s+(?:on|at|in)"
+    r"|use\s+(?:on|at))(?![a-z])"
+    r"|(?<![a-z])(?:was|were)\s+(?:[a-z0-9'’.-]+\s+){1,4}on(?=\s*(?:[?.!]|$)|\s+(?:at|in)(?![a-z]))"
+    # "did we first install", "did Lucía first propose" (not "did the first full month cost")
+    r"|(?<![a-z])did\s+(?!(?:the|a|an|our|this|that|its|their)\s)(?:[a-z0-9'’.-]+\s+){1,2}"
+    r"first\s+[a-z]+"
+)
 # "first booked", "first planning", "first built": a verb of something done, regular or not
 _FIRST_DONE = (
     r"(?:[a-z]+(?:ed|ing)|built|made|set|bought|put|written|chosen|given|taken|brought|sent"
@@ -64,8 +75,10 @@ _HISTORY_RE = re_cache.compile(
     # when)
     r"|(?<=[a-z,] )cuando\s+(?:[a-z]+\s+){0,2}(?:[a-z]{2,}(?:aba|aban|abamos)|era|eran|estaba"
     r"|estaban|tenia|teniamos|habia)(?![a-z])"
+    r"|"
+    + _PAST_STATE
     # "the pre-migration host", "pre-cutover": the state before an event
-    r"|(?<![a-z])pre-(?:migration|cutover|upgrade|move|launch|rename|switch|merger|rewrite"
+    + r"|(?<![a-z])pre-(?:migration|cutover|upgrade|move|launch|rename|switch|merger|rewrite"
     r"|refactor|migracion|mudanza)(?![a-z])"
     # "when he joined the team", "when the contract started?", "when I first started on"
     r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started)"
@@ -88,6 +101,7 @@ _HISTORY_RE = re_cache.compile(
     r"|(?<![a-z])last\s+(?:january|february|march|april|may|june|july|august|september"
     r"|october|november|december)(?![a-z])"
 )
+_PAST_STATE_RE = re_cache.compile(_PAST_STATE)
 # cues that ask about before only in a question already in the past
 _AFTER_DID = re_cache.compile(
     r"(?:start|launch|begin)\s+(?:on|with)|use\s+to\s+[a-z]+"
@@ -239,6 +253,9 @@ def history_cue_at(text: str) -> int:
     # "what did we use to run plans before X": "use to" is a cue only when nothing else is,
     # and the subject ("plans") follows it
     cues = [c for c in cues if not _AFTER_DID.fullmatch(c.group(0))] or cues
+    # ... and a state told in the past ("did site search run on") only when nothing else is:
+    # "what did site search run on before Typesense?" names its subject ahead of "before"
+    cues = [c for c in cues if not _PAST_STATE_RE.fullmatch(c.group(0))] or cues
     return cues[0].start() if cues and len(folded) == len(text or "") else -1
 
 
