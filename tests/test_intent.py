@@ -156,6 +156,12 @@ def test_a_season_named_as_a_thing_is_no_time_gone_by():
         ("which QuestDB version did we first install in staging?", True),
         ("which PostgreSQL version is db-01 on?", False),
         ("what flags did we run the job with?", False),
+        # a phase gone by, what there was then
+        ("what was the cancellation window when we launched?", True),
+        ("what was the log retention when we only had CloudWatch?", True),
+        ("what was the offline grace period during the early beta?", True),
+        ("which Medusa version did we pick at the very start?", True),
+        ("what happens during the pilot?", False),
         ("which ticket asks to turn the check back on?", False),
     ],
 )

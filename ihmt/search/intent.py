@@ -31,6 +31,8 @@ _HISTORY_PHRASES = (
     "old one",
     "at the time",
     "at the start",
+    "at the very start",
+    "at the very beginning",
     "in the beginning",
     "until the",
     "antes",
@@ -61,7 +63,12 @@ _FIRST_DONE = (
 _HISTORY_RE = re_cache.compile(
     r"(?<![a-z])(?:" + "|".join(re.escape(p.strip()) for p in _HISTORY_PHRASES) + r")(?![a-z])"
     # "last autumn", "el verano pasado", "last year": a time gone by
-    r"|(?<![a-z])last\s+(?:spring|summer|autumn|fall|winter|year)(?![a-z])"
+    r"|(?<![a-z])last\s+(?:spring|summer|autumn|fall|winter|year|season)(?![a-z])"
+    # "when we only had CloudWatch": what there was then
+    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){1,2}only\s+had(?![a-z])"
+    # "during the early beta", "during launch week": a phase gone by (see _IN_PAST)
+    r"|(?<![a-z])during\s+(?:the\s+)?(?:early\s+|first\s+|initial\s+)?(?:beta|alpha|trial|pilot"
+    r"|launch\s+week|soft\s+launch)(?![a-z])"
     r"|(?<![a-z])(?:el|la)\s+(?:primavera|verano|otono|invierno|ano)\s+pasad[oa](?![a-z])"
     # "back when it ran on EC2"; "when she still lived in Montevideo"
     r"|(?<![a-z])back\s+when(?![a-z])"
@@ -81,7 +88,7 @@ _HISTORY_RE = re_cache.compile(
     + r"|(?<![a-z])pre-(?:migration|cutover|upgrade|move|launch|rename|switch|merger|rewrite"
     r"|refactor|migracion|mudanza)(?![a-z])"
     # "when he joined the team", "when the contract started?", "when I first started on"
-    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started)"
+    r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){0,3}(?:joined|started|launched|went\s+live)"
     r"(?=\s*(?:[?.!,]|$)|\s+(?:on|at|in|the|here|there|working)(?![a-z]))"
     # "which Flutter version did Espiga launch with?", "what time did the nightly build use to
     # run?": only after "did" (see _AFTER_DID), and "use to" only before a verb of how things
@@ -111,6 +118,7 @@ _DID_RE = re_cache.compile(r"(?<![a-z])did(?![a-z])")
 # ... and cues that do only with a verb in the past somewhere in it
 _IN_PAST = re_cache.compile(
     r"first\s+" + _FIRST_DONE + r"|(?:started|launched|began)\s+(?:on|with)|back\s+on"
+    r"|during\s+.*"
 )
 _FIRST_PAST_RE = re_cache.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
