@@ -1318,6 +1318,29 @@ def test_a_network_address_of_any_protocol_is_a_url_and_a_path_inside_a_program_
 @pytest.mark.parametrize(
     "question",
     [
+        "what's the repo URL?",
+        "what's the URL of the truck-health repo?",
+        "link to the rumbo GH repo?",
+        "what's the git remote for the app?",
+    ],
+)
+def test_a_repository_url_is_its_host_and_path_not_a_site_or_a_web_page(question):
+    shapes = shapes_asked(question)
+    assert [shape.name for shape in shapes] == ["url"]
+    assert holds_shape("Repository: github.com/cbfc/frostwatch (private).", shapes)
+    assert holds_shape("El repo está en gitlab.hsrq.local/farmacia/botiquin.", shapes)
+    assert holds_shape("Clone it with git@github.com:acme/app.git first.", shapes)
+    assert not holds_shape("Mosquitto 2.0.18 from the mosquitto.org apt repo.", shapes)
+    assert not holds_shape("Staging: https://botiquin-stg.farmacia.hsrq.cl.", shapes)
+    # any other URL question takes any address
+    assert holds_shape(
+        "Staging: https://botiquin-stg.farmacia.hsrq.cl.", shapes_asked("what's the staging URL?")
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
         "¿En qué canal de Slack se coordina el port de Switch?",
         "what did the studio quote for the console port?",
         "how far along is the PS5 port?",

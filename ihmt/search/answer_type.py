@@ -183,6 +183,26 @@ _PLACE_VERB = re_cache.compile(
 )
 PLACE_REACH = 70  # characters after such a word where its place is written
 
+# "what's the repo URL?", "the URL of the truck-health repo", "link to the rumbo GH repo": a
+# code repository's address is its host and path ("github.com/cbfc/frostwatch",
+# "gitlab.hsrq.local/farmacia/botiquin", "git@host:team/app.git"), never a site's name alone
+# ("the mosquitto.org apt repo") nor any web page; asked, it stands in for the plain URL shape
+_REPOSITORY_URL = AnswerShape(
+    "url",
+    _cue(
+        r"(?:urls?|links?|web address|enlaces?|direccion)(?: [\w'’-]+){0,5} (?:repo|repos"
+        r"|repository|repositories|repositorio|repositorios)"
+        r"|(?:repo|repository|repositorio|git|gitlab|github|gh)(?: [\w-]+)? (?:urls?|links?"
+        r"|address|remote)"
+    ),
+    _Lazy(
+        r"(?i:\b(?:https?|ssh|git)://)[^\s/]+/[^\s/)>\]]+/[^\s)>\]]+"
+        r"|\b(?:[\w-]+\.)+[A-Za-z]{2,}(?::\d{2,5})?/[\w.-]+/[\w.-]*\w"
+        r"|\bgit@[\w.-]+:[\w.-]+/[\w.-]*\w"
+    ),
+    False,
+)
+
 SHAPES: tuple[AnswerShape, ...] = (
     AnswerShape(
         "phone",
@@ -427,6 +447,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         True,
         near_subject=True,
     ),
+    _REPOSITORY_URL,
     AnswerShape(
         "url",
         # "the URL of the wiki", "link to the repo": an address on the web (a link as a verb,
@@ -686,6 +707,8 @@ def shapes_asked(question: str) -> tuple[AnswerShape, ...]:
         # "¿cuánto tarda?": the span of time is the number asked, any digit is not; "how long
         # does B2 keep prior versions of files?" asks for a span, not for a version either
         found = [shape for shape in found if shape.name != "number" and shape.name not in _COUNTED]
+    if _REPOSITORY_URL in found:
+        found = [shape for shape in found if shape.name != "url" or shape is _REPOSITORY_URL]
     if _OPENING_WHEN.search(folded) or "cuándo" in text.lower():
         found += [shape for shape in SHAPES if shape.name == _DATE and shape not in found]
     return tuple(shape for shape in SHAPES if shape in found)
