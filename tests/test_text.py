@@ -327,6 +327,13 @@ def test_terms_properties(text: str) -> None:
     assert sum(term_counts(text).values()) == len(found)
 
 
+def test_a_short_form_in_the_plural_is_its_word_in_the_plural():
+    assert terms("alert msgs") == terms("alert messages")
+    assert terms("the TLS certs") == terms("the TLS certificates")
+    assert terms("orgs") == terms("organizations") and terms("params") == terms("parameters")
+    assert terms("devs") != terms("development")  # developers, not the environment
+
+
 def test_inflections_whose_stem_spells_a_stop_word_still_match():
     # ("owns" and "owned" are indexed as the noun they share with "the owner of")
     assert terms("Marta owns billing-service")[1] == terms("who owned it")[-1] == "owner"

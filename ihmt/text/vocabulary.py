@@ -29,7 +29,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 18
+VOCABULARY_VERSION = 19
 
 _ALIASES = {
     # databases and infrastructure
@@ -307,12 +307,31 @@ _KEEP_DOUBLE = frozenset("lsz")
 def normalize(token: str) -> str:
     """The indexed form of one folded token."""
     token = (
-        _ALIASES.get(token) or _GLOSSARY.get(token) or _spanish(token) or _french(token) or token
+        _ALIASES.get(token)
+        or _plural_alias(token)
+        or _GLOSSARY.get(token)
+        or _spanish(token)
+        or _french(token)
+        or token
     )
     if len(token) < 3 or not token.isalpha() or not token.isascii():
         return token
     key = stem(token)
     return _synonyms().get(key, key)
+
+
+# plurals that are no plural of the short form they end like: "devs" are developers, not
+# the development environment
+_NOT_PLURAL_ALIASES = frozenset(("devs",))
+
+
+def _plural_alias(token: str) -> str | None:
+    """The canonical word of a short form written in the plural ("msgs", "certs", "params",
+    "orgs"), which the stemmer would otherwise take as a word of its own ("msg" beside
+    "message"); None when the token is no such plural."""
+    if len(token) < 4 or not token.endswith("s") or token in _NOT_PLURAL_ALIASES:
+        return None
+    return _ALIASES.get(token[:-1])
 
 
 def english_word(token: str) -> str | None:
