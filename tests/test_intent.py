@@ -53,6 +53,7 @@ def test_other_questions_name_no_such_thing(question):
         ("what's the staging DB host now?", True),
         ("which broker do we use at the moment?", True),
         ("¿qué versión usa ahora?", True),
+        ("¿con qué validamos hoy las compras de iOS?", True),
         ("which bucket do the backups go to?", False),
         ("what did we know before?", False),
     ],
