@@ -215,7 +215,8 @@ def asks_history(text: str) -> bool:
 # "now", "these days", "ahora": the question expects the value may have changed
 _NOW_RE = re_cache.compile(
     r"(?<![a-z])(?:now|currently|current|these days|at the moment|right now|nowadays|latest|"
-    r"still|ahora|actualmente|actual|hoy en dia|hoy|todavia|ya)(?![a-z])"
+    r"still|ahora|actualmente|actual|hoy en dia|hoy|todavia|ya|today|at present|presently"
+    r"|as of now|anymore|any more)(?![a-z])"
 )
 
 
