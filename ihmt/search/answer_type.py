@@ -244,8 +244,9 @@ SHAPES: tuple[AnswerShape, ...] = (
             # someone's WhatsApp ("Thandi's WhatsApp", "el WhatsApp de Thandi", "her WhatsApp"),
             # not the app or a group on it ("the WhatsApp group", "el grupo de WhatsApp")
             r"|(?:(?<=\w['’]s )|(?<=s' )|(?<=\bhis )|(?<=\bher )|(?<=\btheir )|(?<=\byour )"
-            r"|(?<=\bel )|(?<=\bsu )|(?<=\btu )|(?<=\bnumero de ))whatsapp(?! (?:group|groups|chat|chats|channel|channels|grupo"
-            r"|grupos|business|api|app|bot|bots|templates?|messages?|web|desktop|integration)\b)"
+            r"|(?<=\bel )|(?<=\bsu )|(?<=\btu )|(?<=\bnumero de ))whatsapp"
+            r"(?! (?:group|groups|chat|chats|channel|channels|grupo|grupos|business|api|app|bot"
+            r"|bots|templates?|messages?|web|desktop|integration)\b)"
         ),
         _Lazy(_FULL_NUMBER),
         True,

@@ -55,6 +55,10 @@ _PAST_STATE = (
     r"|(?<![a-z])did\s+(?!(?:the|a|an|our|this|that|its|their)\s)(?:[a-z0-9'’.-]+\s+){1,2}"
     r"first\s+[a-z]+"
 )
+_DURING_PHASE = (
+    r"during\s+(?:the\s+)?(?:early\s+|first\s+|initial\s+)?(?:beta|alpha|trial|pilot"
+    r"|launch\s+week|soft\s+launch)"
+)
 # "first booked", "first planning", "first built": a verb of something done, regular or not
 _FIRST_DONE = (
     r"(?:[a-z]+(?:ed|ing)|built|made|set|bought|put|written|chosen|given|taken|brought|sent"
@@ -67,8 +71,7 @@ _HISTORY_RE = re_cache.compile(
     # "when we only had CloudWatch": what there was then
     r"|(?<![a-z])when\s+(?:[a-z'’]+\s+){1,2}only\s+had(?![a-z])"
     # "during the early beta", "during launch week": a phase gone by (see _IN_PAST)
-    r"|(?<![a-z])during\s+(?:the\s+)?(?:early\s+|first\s+|initial\s+)?(?:beta|alpha|trial|pilot"
-    r"|launch\s+week|soft\s+launch)(?![a-z])"
+    r"|(?<![a-z])" + _DURING_PHASE + r"(?![a-z])"
     r"|(?<![a-z])(?:el|la)\s+(?:primavera|verano|otono|invierno|ano)\s+pasad[oa](?![a-z])"
     # "back when it ran on EC2"; "when she still lived in Montevideo"
     r"|(?<![a-z])back\s+when(?![a-z])"
@@ -118,7 +121,7 @@ _DID_RE = re_cache.compile(r"(?<![a-z])did(?![a-z])")
 # ... and cues that do only with a verb in the past somewhere in it
 _IN_PAST = re_cache.compile(
     r"first\s+" + _FIRST_DONE + r"|(?:started|launched|began)\s+(?:on|with)|back\s+on"
-    r"|during\s+.*"
+    r"|" + _DURING_PHASE
 )
 _FIRST_PAST_RE = re_cache.compile(r"(?<![a-z])(?:was|were|did)(?![a-z])")
 
@@ -139,7 +142,7 @@ _BEFORE_ACTION_RE = re_cache.compile(
 _PAST_RE = re_cache.compile(
     r"(?<![a-z])(?:" + _PAST_VERBS + r"|used to"
     # Spanish past tenses no noun shares: "¿cuánto tardaba el job antes de agregar el cache?",
-    # "¿qué usaban antes de migrar?", "¿dónde corrían antes de pasarlos a Kafka?"
+    # "¿qué usaban antes de migrar?" (not the -ía forms: "Debian", "compañía" end alike)
     r"|[a-z]{2,}(?:aba|abas|aban|abamos|aron|ieron|iamos)|habia|habian|podia|iba|iban|ibamos"
     r")(?![a-z])"
 )
