@@ -347,6 +347,16 @@ SETS = {
     # telemetry, a shared GPU workstation; two Thandis, a Canary Islands collaborator's
     # Spanish notes)
     "blind54": ["hitaveita", "tarjetazo", "boyalab"],
+    # written blind in the fifty-second session: an Auckland forestry carbon-credit monitoring
+    # team (Django and PostGIS, satellite imagery pipelines, Heroku moved to AWS ECS and RDS,
+    # Celery replaced by Step Functions; two Arohas, a Chilean contractor's Spanish notes), an
+    # Oaxaca mezcal export compliance startup (a Laravel monolith split into Go services,
+    # MySQL to PostgreSQL, DigitalOcean to Cloud Run, CFDI invoicing with the SAT, export
+    # certificates; two Guadalupes, mostly Mexican Spanish with a US distributor's English
+    # notes), a Tromso team running shore-power charging for electric ferries (Kotlin/Ktor,
+    # TimescaleDB, MQTT from charger PLCs, OCPP, on-premises Kubernetes moved to GKE, Grafana to
+    # Datadog and back; two Ingrids, a Uruguayan collaborator's Spanish notes)
+    "blind55": ["kauritrack", "mezcalink", "nordferje"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

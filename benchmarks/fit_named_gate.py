@@ -98,6 +98,14 @@ BATCHES = {
     # programmer's MRI preprocessing pipeline (Nipype, FSL and ANTs, Snakemake on Slurm,
     # DICOM to BIDS and anonymization, a PI who keeps changing the QC thresholds)
     "hs39": ["ramenq", "grualog", "mriprep"],
+    # written blind in the fifty-second session: a Seoul team's merchant payments backend
+    # (Kotlin and Spring Boot, PostgreSQL, Redis, Kafka, KakaoPay and Toss integrations, EKS in
+    # the AWS Seoul region; English with romanized Korean terms), a Cordoba (Argentina) city
+    # bus real-time tracking app (FastAPI, PostGIS, GTFS-Realtime, a Flutter app, Docker
+    # Compose on a Hetzner VPS; all Argentine Spanish), a Highlands research group's peat bog
+    # water-table monitoring (embedded Rust on LoRaWAN sensors, The Things Network, InfluxDB
+    # and Grafana, Python notebooks, a Raspberry Pi field gateway)
+    "hs40": ["sejongpay", "cordobus", "peatwatch"],
 }
 
 
