@@ -357,6 +357,16 @@ SETS = {
     # TimescaleDB, MQTT from charger PLCs, OCPP, on-premises Kubernetes moved to GKE, Grafana to
     # Datadog and back; two Ingrids, a Uruguayan collaborator's Spanish notes)
     "blind55": ["kauritrack", "mezcalink", "nordferje"],
+    # written blind in the fifty-third session: a Nairobi agritech team's crop-insurance
+    # platform paid out over M-Pesa (FastAPI, PostgreSQL, Celery replaced by Temporal, GCP moved
+    # to AWS af-south-1, satellite rainfall indices, a USSD channel; two Wanjirus, a Colombian
+    # consultant's Spanish notes), a Montevideo public-library network's catalogue and loans
+    # system (a customized Koha in Perl, a new Vue front end, MariaDB, on-premises VMs moved to
+    # a government cloud, RFID kiosks, nightly MARC imports; two Lucías, mostly Rioplatense
+    # Spanish), a Glasgow indie game studio's build farm and live-ops backend (Unity, C#
+    # services, Jenkins moved to GitHub Actions, PlayFab replaced by an in-house Go service,
+    # console certification; two Callums, a Galician technical artist's Spanish notes)
+    "blind56": ["mazaocover", "bibliored", "thistleops"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

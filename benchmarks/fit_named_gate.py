@@ -106,6 +106,13 @@ BATCHES = {
     # water-table monitoring (embedded Rust on LoRaWAN sensors, The Things Network, InfluxDB
     # and Grafana, Python notebooks, a Raspberry Pi field gateway)
     "hs40": ["sejongpay", "cordobus", "peatwatch"],
+    # written blind in the fifty-third session: a Hanoi logistics startup's delivery route
+    # optimization (OR-Tools, Django, PostgreSQL, Redis job queues, a driver app's API, map
+    # distance-matrix costs; English with Vietnamese terms), a Mendoza winery's fermentation-tank
+    # monitoring (ESP32 firmware in C, MQTT, Node-RED replaced by a Go service, WhatsApp alerts;
+    # all Argentine Spanish), a Zurich private bank's regulatory-reporting batch jobs (Java 17
+    # and Spring Batch, Oracle to PostgreSQL, Airflow, change windows, four-eyes approvals)
+    "hs41": ["hanoiroute", "tanquevino", "regbatch"],
 }
 
 
