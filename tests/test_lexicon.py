@@ -77,6 +77,31 @@ def test_a_hand_listed_noun_beats_a_verb_form_and_a_tie_is_left_out(builder):
     assert "copa" not in table or table["copa"] == "corner"
 
 
+def test_a_lemma_two_lists_translate_differently_stops_the_build(builder, tmp_path):
+    # left to the tie rule, "correo" (mail in one list, email in another) and every form it
+    # generates were silently dropped: the build now names both places instead
+    (tmp_path / "es_a.tsv").write_text("correo\tmail\tnoun\n", encoding="utf-8")
+    (tmp_path / "es_b.tsv").write_text(
+        "servidor\tserver\tnoun\ncorreo\temail\tnoun\n", encoding="utf-8"
+    )
+    with pytest.raises(SystemExit, match=r"es_b.tsv:2: correo .*'email'.*'mail' in es_a.tsv:1"):
+        builder.read_entries(tmp_path)
+    # two words that only fold alike are two lemmas: the tie rule still leaves them out
+    (tmp_path / "es_b.tsv").write_text("corréo\temail\tnoun\n", encoding="utf-8")
+    table = builder.form_table(builder.read_entries(tmp_path), collisions=set())
+    assert "correo" not in table and "correos" not in table
+
+
+def test_the_word_lists_read_every_work_word_they_list():
+    # each was listed twice with two English words, and so read as nothing
+    for spanish, english in (
+        ("correos", "emails"),
+        ("respuesta", "response"),
+        ("guardias", "oncall"),
+    ):
+        assert normalize(spanish) == normalize(english)
+
+
 def test_forms_that_read_as_english_are_left_out(builder):
     table = builder.form_table([("salir", "leave", "verb")], collisions={"sale", "sales"})
     assert "sale" not in table and table["salimos"] == "leave"

@@ -152,6 +152,10 @@ def read_entries(folder: Path = SOURCES, language: str = "es") -> list[tuple[str
     """(folded Spanish or French word, English word, class) from every ``<language>_*.tsv``
     list, in file order."""
     entries = []
+    # a lemma two lists give different English words would be dropped as ambiguous, and with
+    # it every form it generates: the lists must choose ("correo" mail / email). Two words
+    # that only fold alike ("secretaría", "secretaria") stay ambiguous, as before
+    meant: dict[tuple[str, str], tuple[str, str]] = {}
     for path in sorted(folder.glob(f"{language}_*.tsv")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             line = line.strip()
@@ -162,6 +166,13 @@ def read_entries(folder: Path = SOURCES, language: str = "es") -> list[tuple[str
                 raise SystemExit(f"{path.name}:{number}: not 'word<TAB>english<TAB>class'")
             spanish, english, kind = fold(fields[0].strip()), fields[1].strip().lower(), fields[2]
             if spanish.isalpha() and english.isascii():
+                where = f"{path.name}:{number}"
+                earlier = meant.setdefault((fields[0].strip(), kind), (english, where))
+                if earlier[0] != english:
+                    raise SystemExit(
+                        f"{where}: {fields[0].strip()} ({kind}) reads as {english!r} here and as"
+                        f" {earlier[0]!r} in {earlier[1]}: keep one"
+                    )
                 entries.append((spanish, english, kind))
     return entries
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # bump when the mapping changes: stores index with the version they were built with
-VOCABULARY_VERSION = 19
+VOCABULARY_VERSION = 20
 
 _ALIASES = {
     # databases and infrastructure
