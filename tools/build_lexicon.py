@@ -164,13 +164,14 @@ def read_entries(folder: Path = SOURCES, language: str = "es") -> list[tuple[str
             fields = line.split("\t")
             if len(fields) != 3 or fields[2] not in CLASSES or not fields[1].isalpha():
                 raise SystemExit(f"{path.name}:{number}: not 'word<TAB>english<TAB>class'")
-            spanish, english, kind = fold(fields[0].strip()), fields[1].strip().lower(), fields[2]
+            written, english, kind = fields[0].strip(), fields[1].strip().lower(), fields[2]
+            spanish = fold(written)
             if spanish.isalpha() and english.isascii():
                 where = f"{path.name}:{number}"
-                earlier = meant.setdefault((fields[0].strip(), kind), (english, where))
+                earlier = meant.setdefault((written, kind), (english, where))
                 if earlier[0] != english:
                     raise SystemExit(
-                        f"{where}: {fields[0].strip()} ({kind}) reads as {english!r} here and as"
+                        f"{where}: {written} ({kind}) reads as {english!r} here and as"
                         f" {earlier[0]!r} in {earlier[1]}: keep one"
                     )
                 entries.append((spanish, english, kind))
