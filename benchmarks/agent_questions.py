@@ -367,6 +367,17 @@ SETS = {
     # services, Jenkins moved to GitHub Actions, PlayFab replaced by an in-house Go service,
     # console certification; two Callums, a Galician technical artist's Spanish notes)
     "blind56": ["mazaocover", "bibliored", "thistleops"],
+    # written blind in the fifty-fourth session: a Quito volcano observatory's seismic and gas
+    # monitoring pipeline (SeisComP, ObsPy, PostgreSQL, Kafka replaced by NATS, on-premises
+    # servers moved to a university research cloud, a public alert page; two Andreas, mostly
+    # Ecuadorian Spanish with a US collaborator's English notes), a Melbourne tram operator's
+    # passenger-information displays (TypeScript/Node, GTFS and GTFS-Realtime, Redis, a legacy
+    # Delphi timetable scheduler being retired, Azure moved to AWS, LED sign controllers on a
+    # serial protocol; two Liams, an Argentine contractor's Spanish notes), a Seville flamenco
+    # festival's ticketing and volunteer scheduling (Rails, PostgreSQL, Sidekiq, Heroku moved to
+    # Render, Stripe replaced by Redsys, QR tickets at the gates, a WhatsApp volunteer roster;
+    # two Rocíos, mostly Andalusian Spanish with a London promoter's English)
+    "blind57": ["volcanquito", "tramsigns", "feriatix"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

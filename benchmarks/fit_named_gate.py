@@ -113,6 +113,15 @@ BATCHES = {
     # all Argentine Spanish), a Zurich private bank's regulatory-reporting batch jobs (Java 17
     # and Spring Batch, Oracle to PostgreSQL, Airflow, change windows, four-eyes approvals)
     "hs41": ["hanoiroute", "tanquevino", "regbatch"],
+    # written blind in the fifty-fourth session: a Bangalore edtech team's lecture-video
+    # transcoding pipeline (FFmpeg, Go workers, S3, SQS replaced by Kafka, HLS packaging, a CDN
+    # cache-invalidation job; English with Hindi and Kannada terms), a Rosario farmers'
+    # cooperative's grain-silo sensor dashboard (Python reading Modbus temperature and humidity
+    # cables, InfluxDB, Grafana replaced by a small Svelte app, Telegram alerts, a Raspberry Pi
+    # at each plant; all Argentine Spanish), a Cambridge structural-biology lab's
+    # protein-structure model training (PyTorch, Slurm, Weights & Biases, conda replaced by uv,
+    # a shared 4xA100 node with a booking rule, PDB and AlphaFold DB downloads)
+    "hs42": ["vidyacode", "silocoop", "foldlab"],
 }
 
 
