@@ -378,6 +378,14 @@ SETS = {
     # Render, Stripe replaced by Redsys, QR tickets at the gates, a WhatsApp volunteer roster;
     # two Rocíos, mostly Andalusian Spanish with a London promoter's English)
     "blind57": ["volcanquito", "tramsigns", "feriatix"],
+    # blind58, written by three more helpers from a one-line setting each: a two-person Porto
+    # team's online tutoring marketplace for Portuguese-speaking secondary-school students
+    # (payments and video calls on a small Kubernetes cluster, a Montevideo contractor writing
+    # in Spanish), a Valladolid public hospital pharmacy's inventory and unit-dose dispensing
+    # software kept by a three-person in-house IT team (mostly English, some Spanish), a solo
+    # developer's weather-station network for Marlborough vineyards (LoRaWAN gateways,
+    # TimescaleDB, a React dashboard, frost alerts by SMS)
+    "blind58": ["explicaporto", "farmaciahosp", "vinesensor"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

@@ -122,6 +122,13 @@ BATCHES = {
     # protein-structure model training (PyTorch, Slurm, Weights & Biases, conda replaced by uv,
     # a shared 4xA100 node with a booking rule, PDB and AlphaFold DB downloads)
     "hs42": ["vidyacode", "silocoop", "foldlab"],
+    # batch 43, blind from a one-line setting each: a Rust command-line tool turning bank
+    # statements (CSV, OFX, PDF exports) into ledger entries for a Santiago de Chile accounting
+    # firm (the user sometimes in Spanish), a Lisbon bike-share scheme's Android app (Kotlin,
+    # Jetpack Compose, Bluetooth unlocking, payments, riders' crash reports), an ornithology
+    # researcher's bird-song detection package (librosa, a small PyTorch model, pytest, GitHub
+    # Actions, PyPI releases)
+    "hs43": ["ofxchile", "bicilisboa", "birdsong"],
 }
 
 
