@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ihmt import IHMT
+from ihmt.search import expansion
 from ihmt.search.query import parse_query
 from ihmt.tree.refs import leaf_terms
 
@@ -155,11 +156,15 @@ def _flat_top(mem: IHMT, query: str, k: int) -> list[tuple[float, str]]:
     n = len(leaves)
     avgdl = max(sum(sum(c.values()) for c in counts.values()) / n, 1.0)
     terms = parse_query(query).terms
-    df = {t: sum(1 for c in counts.values() if t in c) for t in terms}
+    # the search's own scoring: the question's words at their idf, and the words they go with
+    # in answers (search/expansion.py) at their share of it
+    shares = {t: 1.0 for t in terms}
+    shares.update({t: s for t, s in expansion.partners(terms).items() if t not in shares})
+    df = {t: sum(1 for c in counts.values() if t in c) for t in shares}
     scores = []
     for leaf_id, c in counts.items():
         dl = sum(c.values())
-        s = sum(idf(df[t], n) * tf_weight(c[t], dl, avgdl) for t in terms if t in c)
+        s = sum(w * idf(df[t], n) * tf_weight(c[t], dl, avgdl) for t, w in shares.items() if t in c)
         if s > 0:
             scores.append((s, leaf_id))
     scores.sort(key=lambda x: -x[0])
@@ -175,7 +180,13 @@ VOCAB = [word(i) for i in range(60)] + ["deploy", "billing", "cache", "postgres"
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(seed=st.integers(0, 10_000), size=st.integers(5, 120))
-def test_descent_finds_what_flat_bm25_finds(tmp_path_factory, seed, size):
+def test_descent_finds_what_flat_bm25_finds(tmp_path_factory, monkeypatch, seed, size):
+    # words the question's words go with in answers join the scoring at a share of their
+    # weight: the bound must hold for them too
+    partners = expansion.parse_table(
+        f"deploy invoic:0.4 {word(3)}:0.2\ncach kafka:1\n{word(7)} login:0.6 postgresql:0.1\n"
+    )
+    monkeypatch.setattr(expansion, "_table", lambda: partners)
     rng = random.Random(seed)
     mem = IHMT.initialize(
         tmp_path_factory.mktemp("lossless"), branch_factor=rng.choice([2, 3, 4, 8])

@@ -16,6 +16,8 @@ class Query:
     clue: str | None
     terms: list[str]
     clue_terms: list[str]
+    # words the question's words go with in answers (search/expansion.py), set by the search
+    partners: frozenset[str] = frozenset()
 
     @property
     def all_terms(self) -> list[str]:
