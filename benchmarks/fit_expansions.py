@@ -6,12 +6,15 @@ it was not fitted on.
 agent_questions.SETS (but the sets named: a batch to be answered at first sight) and writes
 ihmt/search/expansion_table.py; the shipped table was written with ``--without blind58``.
 The ordering trees (fit_order.py) and the learned NOT FOUND (fit_unanswered.py) read the
-search the table shapes: refit them after it changes. ``python3 benchmarks/fit_expansions.py check --folds 5
-[--semantic] [--fold K] [--json rows.json]`` answers each corpus through the agent-question
-benchmark with a table fitted on the corpora of the other folds only, and prints the benchmark's
-summary (``--fold K``: that fold alone, so two processes can share the work).
-``python3 benchmarks/fit_expansions.py flat --folds 5`` is the quick version: a flat BM25 over
-whole memories, with and without the partners, in five folds.
+search the table shapes: refit them after it changes.
+
+``python3 benchmarks/fit_expansions.py check --folds 5 [--semantic] [--fold K] [--json F]
+[--without SET]`` answers each corpus through the agent-question benchmark with a table
+fitted on the corpora of the other folds only, and prints the benchmark's summary (``--fold
+K``: that fold alone, so two processes can share the work). ``python3
+benchmarks/fit_expansions.py flat --folds 5 [--without SET]`` is the quick version: a flat
+BM25 over whole memories, with and without the partners, in five folds (the docs' figures:
+``--without blind58``).
 
 The fit: for each answerable question, the words of the question its (first) answer lacks and
 the words of the answer the question lacks; a pair counts once per question. A pair is kept
@@ -128,8 +131,10 @@ def use_table(table: dict[str, list[tuple[str, float]]]) -> None:
     expansion._table = lambda: parsed  # type: ignore[assignment]
 
 
-def check(folds: int, semantic: bool, only: int | None, out: str | None) -> int:
-    names = all_corpora()
+def check(
+    folds: int, semantic: bool, only: int | None, out: str | None, without: tuple[str, ...] = ()
+) -> int:
+    names = all_corpora(without)
     scored: list[dict] = []
     for k in range(folds):
         if only is not None and k != only:
@@ -167,8 +172,8 @@ def flat_ranking(memories: dict[str, list[str]], weights: dict[str, float]) -> l
     return sorted(scores, key=lambda mid: (-scores[mid], mid))
 
 
-def flat_check(folds: int) -> int:
-    names = all_corpora()
+def flat_check(folds: int, without: tuple[str, ...] = ()) -> int:
+    names = all_corpora(without)
     corpora = {n: tokenized(n) for n in names}
     firsts: Counter[tuple[str, str]] = Counter()
     for k in range(folds):
@@ -214,13 +219,21 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--json", help="write every scored row to this file")
     flat = sub.add_parser("flat", help="flat BM25 with and without the partners, in folds")
     flat.add_argument("--folds", type=int, default=5)
+    for command in (chk, flat):
+        command.add_argument(
+            "--without",
+            choices=sorted(SETS),
+            action="append",
+            default=[],
+            help="leave this set's corpora out (the figures of the docs: --without blind58)",
+        )
     args = parser.parse_args(argv)
     if args.command == "write":
         write_module(fit({n: tokenized(n) for n in all_corpora(tuple(args.without))}))
         return 0
     if args.command == "flat":
-        return flat_check(args.folds)
-    return check(args.folds, args.semantic, args.fold, args.json)
+        return flat_check(args.folds, tuple(args.without))
+    return check(args.folds, args.semantic, args.fold, args.json, tuple(args.without))
 
 
 if __name__ == "__main__":
