@@ -203,13 +203,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     write = sub.add_parser("write", help="fit on every corpus and write the shipped table")
-    write.add_argument(
-        "--without",
-        choices=sorted(SETS),
-        action="append",
-        default=[],
-        help="leave this set out of the fit (a batch to be answered at first sight)",
-    )
     chk = sub.add_parser(
         "check", help="the benchmark, each fold answered with a table fitted on the others"
     )
@@ -219,13 +212,14 @@ def main(argv: list[str] | None = None) -> int:
     chk.add_argument("--json", help="write every scored row to this file")
     flat = sub.add_parser("flat", help="flat BM25 with and without the partners, in folds")
     flat.add_argument("--folds", type=int, default=5)
-    for command in (chk, flat):
+    for command in (write, chk, flat):
         command.add_argument(
             "--without",
             choices=sorted(SETS),
             action="append",
             default=[],
-            help="leave this set's corpora out (the figures of the docs: --without blind58)",
+            help="leave this set's corpora out (a batch answered at first sight; the docs' "
+            "figures: --without blind58)",
         )
     args = parser.parse_args(argv)
     if args.command == "write":

@@ -195,13 +195,11 @@ class SearchEngine:
             return result
         n, avgdl = self.catalog.corpus_stats()
         result.total_leaves = n
-        shares = expansion.partners(query.terms)
-        query.partners = frozenset(shares)
-        dfs = self.catalog.document_frequencies(query.all_terms + list(shares))
+        dfs = self.catalog.document_frequencies(query.all_terms + list(query.partners))
         weights = expansion.add_partners(
             self.navigator.weights(query, n, dfs),
-            shares,
-            {t: idf(dfs.get(t, 0), max(n, 1)) for t in shares if dfs.get(t, 0) > 0},
+            query.partners,
+            {t: idf(dfs.get(t, 0), max(n, 1)) for t in query.partners if dfs.get(t, 0) > 0},
         )
         time = self.time_context()
         facts = time.fact_answers(query.text) if not query.clue_terms else []

@@ -42,7 +42,7 @@ def parse_table(text: str) -> dict[str, tuple[tuple[str, float], ...]]:
     """``word partner:share partner:share`` lines -> word -> ((partner, share), ...)."""
     table: dict[str, tuple[tuple[str, float], ...]] = {}
     for line in text.splitlines():
-        word, *items = line.split()
+        word, *items = line.split() or [""]
         if not items:
             continue
         pairs = []

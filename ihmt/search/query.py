@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..text.tokenize import terms
+from . import expansion
 
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
@@ -16,8 +17,9 @@ class Query:
     clue: str | None
     terms: list[str]
     clue_terms: list[str]
-    # words the question's words go with in answers (search/expansion.py), set by the search
-    partners: frozenset[str] = frozenset()
+    # words the question's words go with in answers, each with the share of its idf it is
+    # weighted with (search/expansion.py)
+    partners: dict[str, float] = field(default_factory=dict)
 
     @property
     def all_terms(self) -> list[str]:
@@ -36,4 +38,10 @@ def parse_query(text: str, clue: str | None = None) -> Query:
     clue = (clue or "")[:MAX_QUERY_CHARS] or None
     q_terms = list(dict.fromkeys(terms(text)))[:MAX_QUERY_TERMS]
     c_terms = [t for t in dict.fromkeys(terms(clue or "")) if t not in q_terms][:MAX_QUERY_TERMS]
-    return Query(text=text, clue=clue, terms=q_terms, clue_terms=c_terms)
+    return Query(
+        text=text,
+        clue=clue,
+        terms=q_terms,
+        clue_terms=c_terms,
+        partners=expansion.partners(q_terms),
+    )
