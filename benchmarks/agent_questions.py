@@ -386,6 +386,15 @@ SETS = {
     # developer's weather-station network for Marlborough vineyards (LoRaWAN gateways,
     # TimescaleDB, a React dashboard, frost alerts by SMS)
     "blind58": ["explicaporto", "farmaciahosp", "vinesensor"],
+    # blind59, written by three more helpers from a one-line setting each: a Bilbao shipyard's
+    # welding-robot maintenance and production-planning software kept by a four-person in-house
+    # team (mostly Spanish, some Basque words, an English-speaking robot vendor's notes), a
+    # Krakow-based remote team's podcast hosting platform (audio transcoding, RSS feeds,
+    # dynamic ad insertion, a Go backend; English with Polish words and a Mexican designer's
+    # Spanish notes), a small Guatemalan NGO's microloan tracking app for rural women's
+    # cooperatives (an offline-first Android app, a Django backend, SMS repayment reminders;
+    # mostly Guatemalan Spanish, a US donor's English notes)
+    "blind59": ["astillerobot", "podkrakow", "microcredgt"],
 }
 SECTION = "Agent questions (benchmarks/agent_questions.py)"
 ANSWERABLE_KINDS = (

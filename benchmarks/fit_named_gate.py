@@ -129,6 +129,14 @@ BATCHES = {
     # researcher's bird-song detection package (librosa, a small PyTorch model, pytest, GitHub
     # Actions, PyPI releases)
     "hs43": ["ofxchile", "bicilisboa", "birdsong"],
+    # batch 44, blind from a one-line setting each: a Monterrey manufacturer's quality-inspection
+    # camera pipeline (OpenCV, a YOLO model on Jetson devices, a FastAPI service, a line
+    # supervisors' dashboard; the user writes in Mexican Spanish), an Edinburgh freelance
+    # developer's Shopify app for a loose-leaf tea retailer (Remix, Prisma, Shopify webhooks,
+    # subscription boxes, a fulfilment partner's API), a Santiago de Compostela university's
+    # course-timetabling solver (a Java constraint solver, a Vue front end, nightly imports from
+    # the student-records system, exam-period room clashes; mostly English, some Spanish)
+    "hs44": ["inspecmty", "teashopify", "horariosusc"],
 }
 
 
