@@ -162,6 +162,8 @@ def test_a_question_without_a_value_shape_asks_none_of_the_strict_ones(question)
             "The app targets Shopify Admin API 2026-04.",
         ),
         ("Which Stripe API version are we pinned to?", "Stripe API version is now 2024-06-20."),
+        # a correction tells the new extension as what it is now
+        ("what's the on-call phone extension?", "On-call extension is now 4415: new handset."),
     ],
 )
 def test_values_written_in_less_common_ways_hold_the_shape_asked(question, text):

@@ -807,6 +807,10 @@ def test_a_clue_links_no_surname_when_the_memories_disagree():
         "Marta deja el equipo de datos a finales de mayo.",
         "Su sustituto como responsable del ETL es Pablo Gil.",
         "Nueva meta del trimestre: 99,5 % de sesiones sin errores.",
+        # someone writing down what they just did, in the first person
+        "Actualicé k3s a v1.30.6 en los tres nodos; sin downtime.",
+        "Migré el bucket de grabaciones a la cuenta nueva.",
+        "Cambié el puerto del exporter al 9101.",
     ],
 )
 def test_words_telling_of_a_change(text):
@@ -815,6 +819,8 @@ def test_words_telling_of_a_change(text):
     assert tells_change(text)
     assert not tells_change("Default retention: contracts are deleted 90 days after closure.")
     assert not tells_change("Gonzalo Ferrer is the CCC director and signs off policy changes.")
+    # a subjunctive is no past change: "cuando cambie" is "when it changes"
+    assert not tells_change("Avisar a Marta cuando cambie el proveedor de SMS.")
 
 
 def _ranked_now(*memories: tuple[str, str, float, str]):

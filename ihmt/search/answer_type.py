@@ -225,7 +225,7 @@ SHAPES: tuple[AnswerShape, ...] = (
         ),
         _Lazy(
             _FULL_NUMBER
-            + r"|(?i:\bext(?:ensi[oó]n)?\.?(?:\s(?:is|es|number|no\.?|n[º°]))?:?\s*\d{2,6})"
+            + r"|(?i:\bext(?:ensi[oó]n)?\.?(?:\s(?:is|es|number|no\.?|n[º°]))?(?:\s(?:now|ahora))?:?\s*\d{2,6})"
         ),
         True,
         personal=True,

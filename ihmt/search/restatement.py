@@ -410,6 +410,11 @@ _CHANGE_RE = re_cache.compile(
     # an update received: "db-01 got the PostgreSQL 16.6 minor update"
     r"(?:got|gets|received|applied) (?:the |a |an )?(?:[\w.+-]+ ){0,3}(?:update|upgrade|patch)|"
     r"migramos|migrad[oa]s?|movimos|dejó|reemplaz(?:a|ó|ado|ada|amos)|sustituye|"
+    # ... and in the first person, as someone writes down what they just did ("Actualicé k3s
+    # a v1.30", "migré el bucket", "cambié el puerto")
+    # (unaccented only where that is no other form: "cambie" is "que cambie")
+    r"actualicé|migré|cambié|mov[ií]|sub[ií]|bajé|reemplacé|sustitu[ií]|amplié|reduje|"
+    r"me mudé|"
     r"pospuest[oa]|retrasad[oa]|subimos|bajamos|ampliad[oa]|reducid[oa]|"
     # a correction said as one, moves of people and things, a return, "instead of" in
     # Spanish, and the same in French
