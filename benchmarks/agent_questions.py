@@ -26,12 +26,15 @@ A flat BM25 over whole memories (same terms, top 1) runs beside it as the baseli
 Corpora are frozen: ``--set dev`` are the ones the ranking may be tuned on; ``--set heldout``
 are reported at first sight and never tuned to (once looked at, a set is reported as seen);
 ``--set fresh`` is a later blind corpus, frozen before its first run. Results go to RESULTS.md with ``--write``.
+``--jobs 2`` answers two corpora at once, each in its own process: the same rows and report
+in about half the time on two cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -644,6 +647,26 @@ def print_misses(rows: list[dict]) -> None:
         print("    " + row["text"][:600].replace("\n", "\n    "))
 
 
+def _answer_one(job: tuple[str, bool, bool]) -> tuple[str, list[dict], dict[str, int], float]:
+    """One corpus answered: its rows, how its `replaces` pointers fared, its seconds."""
+    name, semantic, picks = job
+    REPLACES_TALLY.clear()
+    started = time.perf_counter()
+    rows = run_corpus(name, semantic, picks)
+    return name, rows, dict(REPLACES_TALLY), time.perf_counter() - started
+
+
+def answered(names: list[str], semantic: bool, picks: bool, jobs: int):
+    """Each corpus's results in the order named; with ``jobs`` > 1, that many corpora at once
+    in separate processes (each corpus builds its own store, so the rows are the same)."""
+    work = [(name, semantic, picks) for name in names]
+    if jobs <= 1:
+        yield from map(_answer_one, work)
+        return
+    with multiprocessing.Pool(jobs) as pool:
+        yield from pool.imap(_answer_one, work)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=sorted(SETS), action="append")
@@ -658,6 +681,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the agent never picks among a correction's candidates (the protocol until the "
         "thirty-sixth session)",
     )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="corpora answered at once, one process each"
+    )
     args = parser.parse_args(argv)
     names = list(args.corpus or [])
     for chosen in args.set or ([] if names else ["dev"]):
@@ -669,12 +695,12 @@ def main(argv: list[str] | None = None) -> int:
         f"correction's `replaces` lists candidates, the agent {picks}.",
         "",
     ]
-    for name in names:
-        started = time.perf_counter()
-        rows = run_corpus(name, args.semantic, not args.no_picks)
+    tally: dict[str, int] = defaultdict(int)
+    for name, rows, replaces, took in answered(names, args.semantic, not args.no_picks, args.jobs):
         all_rows += rows
+        for status, count in replaces.items():
+            tally[status] += count
         where = next((s for s, members in SETS.items() if name in members), "other")
-        took = time.perf_counter() - started
         print(f"\n== {name} ({where}, {len(rows)} questions, {took:.0f} s)")
         report.append(f"### {name} ({where})")
         report.append("")
@@ -694,9 +720,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\n== all")
         for key, value in summary(all_rows).items():
             print(f"  {key:16} {value}")
-    tally = ", ".join(f"{status} {count}" for status, count in sorted(REPLACES_TALLY.items()))
-    print(f"\n`replaces` pointers: {tally}")
-    report += [f"`replaces` pointers of all corpora run: {tally}.", ""]
+    pointers = ", ".join(f"{status} {count}" for status, count in sorted(tally.items()))
+    print(f"\n`replaces` pointers: {pointers}")
+    report += [f"`replaces` pointers of all corpora run: {pointers}.", ""]
     if args.misses:
         print_misses(all_rows)
     if args.json:
