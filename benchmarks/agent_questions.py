@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -42,7 +41,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from common import ROOT, FlatBM25, machine, write_section
+from common import ROOT, FlatBM25, in_processes, machine, write_section
 
 CORPORA = ROOT / "benchmarks" / "agent_corpora"
 SETS = {
@@ -656,17 +655,6 @@ def _answer_one(job: tuple[str, bool, bool]) -> tuple[str, list[dict], dict[str,
     return name, rows, dict(REPLACES_TALLY), time.perf_counter() - started
 
 
-def answered(names: list[str], semantic: bool, picks: bool, jobs: int):
-    """Each corpus's results in the order named; with ``jobs`` > 1, that many corpora at once
-    in separate processes (each corpus builds its own store, so the rows are the same)."""
-    work = [(name, semantic, picks) for name in names]
-    if jobs <= 1:
-        yield from map(_answer_one, work)
-        return
-    with multiprocessing.Pool(jobs) as pool:
-        yield from pool.imap(_answer_one, work)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", choices=sorted(SETS), action="append")
@@ -696,7 +684,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     tally: dict[str, int] = defaultdict(int)
-    for name, rows, replaces, took in answered(names, args.semantic, not args.no_picks, args.jobs):
+    work = [(name, args.semantic, not args.no_picks) for name in names]
+    for name, rows, replaces, took in in_processes(_answer_one, work, args.jobs):
         all_rows += rows
         for status, count in replaces.items():
             tally[status] += count

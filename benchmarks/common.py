@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import platform
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+
+
+def in_processes(func: Callable, items: Iterable, jobs: int = 1) -> Iterator:
+    """``func`` of each item, in the items' order; with ``jobs`` > 1, that many at once in
+    separate processes (``func`` must be a module-level function, each item independent)."""
+    if jobs <= 1:
+        yield from map(func, items)
+        return
+    with multiprocessing.Pool(jobs) as pool:
+        yield from pool.imap(func, items)
 
 
 def machine() -> str:

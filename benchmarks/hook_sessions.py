@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import re
 import statistics
@@ -48,7 +47,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import FlatBM25, fixed_project, machine, percentile, write_section
+from common import FlatBM25, fixed_project, in_processes, machine, percentile, write_section
 from hooks import claude_line, compile_bytecode, context_of, run_hook
 
 HERE = Path(__file__).resolve().parent / "hook_sessions"
@@ -164,16 +163,6 @@ def run_set(path: Path, work: Path, semantic: bool = False) -> dict:
 
 def _run_one(job: tuple[Path, Path, bool]) -> dict:
     return run_set(*job)
-
-
-def run_sets(paths: list[Path], work: Path, semantic: bool, jobs: int = 1) -> list[dict]:
-    """Every set's result in the order given; with ``jobs`` > 1, that many sets at once in
-    separate processes (each set's store is its own folder of ``work``)."""
-    todo = [(path, work, semantic) for path in paths]
-    if jobs <= 1:
-        return [_run_one(job) for job in todo]
-    with multiprocessing.Pool(jobs) as pool:
-        return pool.map(_run_one, todo)
 
 
 def through_hook(result: dict, work: Path) -> dict:
@@ -322,7 +311,7 @@ def main() -> int:
     if missing or not paths:
         parser.error(f"no such set: {', '.join(missing) or HERE}")
     work = Path(tempfile.mkdtemp(prefix="ihmt-hook-sessions-"))
-    results = run_sets(paths, work, args.semantic, args.jobs)
+    results = list(in_processes(_run_one, [(p, work, args.semantic) for p in paths], args.jobs))
     lines = [
         f"Machine: {machine()}. Sets: {', '.join(r['set'] for r in results)} "
         f"({sum(len(r['rows']) for r in results)} prompts, "
